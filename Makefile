@@ -1,0 +1,39 @@
+# The course's commands. `make lab` opens the course; `make test` runs every test and notebook.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
+
+.PHONY: lab test test-fast notebooks fixtures verify clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-install when the package's dependencies change.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@
+
+lab: $(VENV)/.installed
+	$(BIN)/jupyter lab notebooks/00_map_and_first_run.ipynb
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+
+test-fast: $(VENV)/.installed  ## unit tests only, no notebooks
+	$(BIN)/python -m pytest tests
+
+notebooks: $(VENV)/.installed  ## re-execute every notebook in place, storing fresh outputs
+	cd notebooks && for nb in [0-9]*.ipynb; do \
+		../$(BIN)/jupyter nbconvert --to notebook --execute --inplace "$$nb" || exit 1; done
+
+fixtures: $(VENV)/.installed  ## re-record fixtures/*.json from a real offline run
+	$(BIN)/python -m course_lib.fixtures
+
+verify: $(VENV)/.installed
+	$(BIN)/python -m course_lib.verify fields
+	$(BIN)/python -m course_lib.verify roundtrip
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

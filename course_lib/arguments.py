@@ -1,0 +1,264 @@
+"""Turning the model's `arguments` text into a checked value, by hand.
+
+A Responses `function_call` carries its arguments as JSON *text*. Before any tool
+runs, the app must (1) parse that text into an object and (2) check the object
+against the tool's rule. Both steps only look at data: parsing executes nothing
+and reads no file.
+
+`ReadTextFileArgs` is the single source of the rule for `read_text_file`: the
+published `inputSchema` is generated from it and the server validates with it, so
+the declared rule and the enforced rule cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+MAX_ARGUMENTS_CHARS = 16_384
+"""Longest arguments text accepted; checked before parsing so a huge text costs nothing."""
+
+MAX_DEPTH = 20
+"""Deepest nesting of objects/arrays accepted (the top-level object is depth 1)."""
+
+MAX_INT_DIGITS = 100
+"""Longest integer literal accepted; Python refuses >4300 digits with a non-JSON error anyway."""
+
+QUOTE_LIMIT = 40
+"""Anything echoed back from the caller is cut to about this many characters."""
+
+BOTH_HEAD_AND_TAIL = "Cannot specify both head and tail parameters simultaneously"
+"""The reference filesystem server's wording, kept so the meaning is recognisably the same."""
+
+_JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+class ArgumentsError(ValueError):
+    """The arguments could not be accepted; `message` is safe to show to a model."""
+
+    def __init__(self, message: str, code: str = "INVALID_INPUT") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
+    """Return `repr(value)` cut to about `limit` characters, for echoing caller data safely."""
+    if isinstance(value, str) and len(value) > limit:
+        value = value[: limit - 1] + "…"  # cut the text, not its repr, so the quotes stay balanced
+    text = repr(value)
+    return text if len(text) <= limit + 2 else text[: limit - 1] + "…"
+
+
+def json_type_name(value: Any) -> str:
+    """Name a Python value by its JSON type ("object", "array", "string", ...)."""
+    # bool before int: True is an int in Python but a boolean in JSON.
+    for kind, name in ((bool, "boolean"), (dict, "object"), (list, "array"), (str, "string"),
+                       (int, "integer"), (float, "number"), (bytes, "bytes")):
+        if isinstance(value, kind):
+            return name
+    return "null" if value is None else type(value).__name__
+
+
+def _reject_constant(token: str) -> Any:
+    # Python's json accepts NaN/Infinity by default; standard JSON does not.
+    raise ArgumentsError(f"{token} is not allowed: JSON numbers must be finite")
+
+
+def _parse_float(token: str) -> float:
+    number = float(token)
+    if not math.isfinite(number):  # 1e999 silently becomes inf otherwise
+        raise ArgumentsError(f"number {quote(token)} is out of range: JSON numbers must be finite")
+    return number
+
+
+def _parse_int(token: str) -> int:
+    if len(token.lstrip("-")) > MAX_INT_DIGITS:
+        raise ArgumentsError(f"integer is too long (more than {MAX_INT_DIGITS} digits)")
+    return int(token)
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # A plain dict keeps the *last* duplicate silently; which one "counts" would be a guess.
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ArgumentsError(f"duplicate key {quote(key)} in arguments")
+        result[key] = value
+    return result
+
+
+def _nesting_depth(text: str) -> int:
+    """Deepest bracket nesting outside strings, found without parsing (so no recursion)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def parse_arguments_text(text: Any) -> dict[str, Any]:
+    """Parse the model's arguments JSON text into a dict, refusing anything doubtful.
+
+    Raises:
+        ArgumentsError: `text` is not a str, is empty or too long, is not valid JSON,
+            has duplicate keys, NaN/Infinity or out-of-range numbers, nests deeper than
+            MAX_DEPTH, is not a JSON object, or has data after the object.
+    """
+    if not isinstance(text, str):
+        raise ArgumentsError(f"arguments must be JSON text, got {_article(json_type_name(text))}")
+    if len(text) > MAX_ARGUMENTS_CHARS:
+        raise ArgumentsError(
+            f"arguments text is too long: {len(text)} characters (limit {MAX_ARGUMENTS_CHARS})"
+        )
+    start = _JSON_WHITESPACE.match(text).end()
+    if start == len(text):
+        raise ArgumentsError("arguments text is empty: expected a JSON object")
+    # Checked before parsing: deep input would otherwise hit Python's recursion limit.
+    if _nesting_depth(text) > MAX_DEPTH:
+        raise ArgumentsError(f"arguments are nested too deeply (more than {MAX_DEPTH} levels)")
+    decoder = json.JSONDecoder(
+        object_pairs_hook=_refuse_duplicates,
+        parse_constant=_reject_constant,
+        parse_float=_parse_float,
+        parse_int=_parse_int,
+    )
+    try:
+        value, end = decoder.raw_decode(text, start)
+    except json.JSONDecodeError as exc:
+        raise ArgumentsError(
+            f"arguments are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    end = _JSON_WHITESPACE.match(text, end).end()
+    if end != len(text):
+        line = text.count("\n", 0, end) + 1
+        column = end - (text.rfind("\n", 0, end) + 1) + 1
+        raise ArgumentsError(
+            f"unexpected data after the JSON value (line {line}, column {column})"
+        )
+    if not isinstance(value, dict):
+        raise ArgumentsError(f"expected a JSON object, got {_article(json_type_name(value))}")
+    return value
+
+
+def _article(noun: str) -> str:
+    if noun in ("null", "bytes"):
+        return noun
+    return ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
+class ReadTextFileArgs(BaseModel):
+    """The rule for `read_text_file`: a path, and at most one of head/tail."""
+
+    # strict: "5", 5.0 and true are not 5; forbid: an unknown property is an error, not ignored.
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    path: str = Field(
+        description="Path of the file to read, e.g. /workspace/notes.txt (or relative to /workspace)"
+    )
+    head: int | None = Field(
+        default=None, ge=1, description="If provided, returns only the first N lines of the file"
+    )
+    tail: int | None = Field(
+        default=None, ge=1, description="If provided, returns only the last N lines of the file"
+    )
+
+    @model_validator(mode="after")
+    def _head_or_tail(self) -> ReadTextFileArgs:
+        # By presence, not truthiness: the reference server's `if (head && tail)` misses 0.
+        if self.head is not None and self.tail is not None:
+            raise ValueError(BOTH_HEAD_AND_TAIL)
+        return self
+
+
+def _clean_schema(node: Any) -> Any:
+    """Drop pydantic's `title` keywords; keep property *names* even if one were 'title'."""
+    if isinstance(node, list):
+        return [_clean_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    cleaned = {}
+    for key, value in node.items():
+        if key == "title":
+            continue
+        if key == "properties":
+            cleaned[key] = {name: _clean_schema(sub) for name, sub in value.items()}
+        else:
+            cleaned[key] = _clean_schema(value)
+    return cleaned
+
+
+def input_schema() -> dict[str, Any]:
+    """Return the JSON Schema published as the MCP `inputSchema` of `read_text_file`."""
+    schema = _clean_schema(ReadTextFileArgs.model_json_schema())
+    # The class docstring is for Python readers; the tool's own description speaks to the model.
+    schema.pop("description", None)
+    # Reading order for learners: what it is, its fields, which are required, nothing else.
+    order = ("type", "properties", "required", "additionalProperties")
+    return {key: schema[key] for key in order if key in schema} | {
+        key: value for key, value in schema.items() if key not in order
+    }
+
+
+_EXPECTED = {"int_type": "an integer", "string_type": "a string"}
+
+
+def _describe(error: dict[str, Any]) -> str:
+    """One readable line for one pydantic error, in the form "<field>: <problem>"."""
+    kind, loc = error["type"], error["loc"]
+    field = ".".join(str(part) for part in loc)
+    if kind == "missing":
+        return f"{field}: required"
+    if kind == "extra_forbidden":
+        allowed = ", ".join(ReadTextFileArgs.model_fields)
+        return f"unknown property {quote(field)} (allowed: {allowed})"
+    if kind in _EXPECTED:
+        return f"{field}: expected {_EXPECTED[kind]} (got {json_type_name(error['input'])})"
+    if kind == "greater_than_equal":
+        return f"{field}: must be ≥ {error['ctx']['ge']} (got {quote(error['input'])})"
+    if kind == "value_error":
+        # Our model validator's own sentence, without pydantic's "Value error, " prefix.
+        return str(error["ctx"]["error"])
+    return f"{field or 'arguments'}: invalid value"
+
+
+def validate_read_args(obj: Any) -> ReadTextFileArgs:
+    """Check an already-parsed arguments object against ReadTextFileArgs.
+
+    Raises:
+        ArgumentsError: `obj` is not a dict, or breaks the rule; the message lists
+            every field problem, separated by "; ".
+    """
+    if not isinstance(obj, dict):
+        raise ArgumentsError(f"expected a JSON object, got {_article(json_type_name(obj))}")
+    try:
+        return ReadTextFileArgs.model_validate(obj)
+    except ValidationError as exc:
+        problems = [_describe(error) for error in exc.errors()]
+        raise ArgumentsError("; ".join(problems)) from None
+
+
+def parse_read_args(text: Any) -> ReadTextFileArgs:
+    """Parse the model's arguments text, then validate it as read_text_file input.
+
+    Raises:
+        ArgumentsError: from parse_arguments_text or validate_read_args.
+    """
+    return validate_read_args(parse_arguments_text(text))

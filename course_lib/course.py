@@ -1,0 +1,56 @@
+"""One call that wires the course together: the model client, the wire capture and the MCP host.
+
+    from course_lib.course import start_course
+    course = start_course()                 # prints which backend answers
+    result = course.run("Show the first 20 lines of /workspace/notes.txt")
+    course.wire.last.request                # the JSON body the openai SDK sent
+    course.mcp.exchanges("tools/call")[-1]  # the JSON-RPC request and response that crossed
+
+Every notebook starts here, so each one talks to the same offline model (or the configured real
+endpoint) and the same files server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from openai import OpenAI
+
+from course_lib.backend import describe_backend, http_transport, make_client
+from course_lib.connection import McpConnection
+from course_lib.host import McpHost, files_host
+from course_lib.loop import LoopResult, run_loop
+from course_lib.wire import HttpCapture
+
+
+@dataclass
+class Course:
+    """The pieces a notebook works with."""
+
+    client: OpenAI
+    wire: HttpCapture
+    host: McpHost
+
+    @property
+    def mcp(self) -> McpConnection:
+        """The connection to the files server (prefix `fs`)."""
+        return self.host.connections["fs"]
+
+    def run(self, task: str | list[dict[str, Any]], **options: Any) -> LoopResult:
+        """Run the whole loop for `task`; options go to `loop.run_loop` (max_steps, tool_choice, strict...)."""
+        return run_loop(self.client, self.host, task, **options)
+
+    def close(self) -> None:
+        self.host.close()
+        self.client.close()
+
+
+def start_course(workspace: Path | None = None, *, quiet: bool = False) -> Course:
+    """Connect everything: a client on the configured backend with its wire captured, and a host
+    with the files server over `workspace` (default: the course's `fixtures/workspace`)."""
+    if not quiet:
+        print(describe_backend())
+    wire = HttpCapture(http_transport())
+    return Course(client=make_client(transport=wire), wire=wire, host=files_host(workspace))

@@ -1,0 +1,108 @@
+"""Rules: tool declarations on both sides, and adapting one to the other.
+
+An MCP server declares a tool as `name` + `description` + `inputSchema`. The Responses API wants a
+function tool: `type: "function"`, `name`, `description`, `parameters`, `strict`. Both schemas are
+*rules*: they say what a valid call looks like and never hold this call's values.
+
+A schema cannot always be copied blindly. In strict mode the Responses API requires every property
+to be listed in `required` and `additionalProperties: false`; an optional field becomes a union
+with `null` instead. `strict_schema()` does that adaptation and `strict_schema_problems()` says
+what a schema is missing for strict mode.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import mcp_types
+
+ALIAS_SEPARATOR = "__"
+
+# Keywords strict mode does not accept; dropping them loses nothing the server will not check again.
+_STRICT_UNSUPPORTED = ("default", "title", "$schema")
+
+
+def alias_for(prefix: str, tool_name: str) -> str:
+    """The model-side name of a server's tool, e.g. `alias_for("fs", "read_text_file")` → `fs__read_text_file`."""
+    return f"{prefix}{ALIAS_SEPARATOR}{tool_name}"
+
+
+def to_responses_tool(tool: mcp_types.Tool, *, alias: str | None = None, strict: bool = False) -> dict[str, Any]:
+    """Adapt an MCP tool declaration to a Responses function tool (a plain dict, as sent on the wire).
+
+    The MCP `inputSchema` becomes `parameters`, unchanged unless `strict=True`, in which case it
+    goes through `strict_schema()`.
+    """
+    schema = copy.deepcopy(tool.input_schema)
+    return {
+        "type": "function",
+        "name": alias or tool.name,
+        "description": tool.description or "",
+        "parameters": strict_schema(schema) if strict else schema,
+        "strict": strict,
+    }
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Rewrite an object schema for strict mode: every property required, optional ones nullable.
+
+    A property that was optional keeps its meaning: the model must now send it, and sends `null`
+    when it has no value. Applied recursively to nested object schemas.
+    """
+    out = {k: v for k, v in copy.deepcopy(schema).items() if k not in _STRICT_UNSUPPORTED}
+    if out.get("type") == "object" and "properties" in out:
+        required = set(out.get("required", []))
+        properties = {}
+        for name, prop in out["properties"].items():
+            prop = strict_schema(prop)
+            if name not in required and not _allows_null(prop):
+                prop = _nullable(prop)
+            properties[name] = prop
+        out["properties"] = properties
+        out["required"] = list(properties)
+        out["additionalProperties"] = False
+    for key in ("anyOf", "oneOf"):
+        if key in out:
+            out[key] = [strict_schema(s) for s in out[key]]
+    if isinstance(out.get("items"), dict):
+        out["items"] = strict_schema(out["items"])
+    return out
+
+
+def strict_schema_problems(schema: dict[str, Any], where: str = "") -> list[str]:
+    """What a schema lacks for strict mode, one message per problem (empty list: it is fine)."""
+    problems: list[str] = []
+    if schema.get("type") == "object":
+        properties = schema.get("properties", {})
+        missing = [name for name in properties if name not in schema.get("required", [])]
+        if missing:
+            problems.append(
+                f"In context=({where or 'root'}), 'required' must list every key in properties; "
+                f"missing {', '.join(repr(m) for m in missing)}."
+            )
+        if schema.get("additionalProperties") is not False:
+            problems.append(f"In context=({where or 'root'}), 'additionalProperties' must be false.")
+        for name, prop in properties.items():
+            problems += strict_schema_problems(prop, f"{where}.{name}" if where else name)
+    for key in ("anyOf", "oneOf"):
+        for i, sub in enumerate(schema.get(key, [])):
+            problems += strict_schema_problems(sub, f"{where}.{key}[{i}]")
+    if isinstance(schema.get("items"), dict):
+        problems += strict_schema_problems(schema["items"], f"{where}.items")
+    return problems
+
+
+def _allows_null(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    return any(_allows_null(s) for s in schema.get("anyOf", []))
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    description = schema.pop("description", None)
+    out: dict[str, Any] = {"anyOf": [schema, {"type": "null"}]}
+    if description:
+        out["description"] = description
+    return out

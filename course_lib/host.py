@@ -1,0 +1,150 @@
+"""The host application's MCP side: connected servers, model-side aliases, and calls.
+
+The model only ever sees aliases such as `fs__read_text_file`. The host keeps the map from each
+alias back to (server, original tool name), so two servers that both offer `read_text_file` stay
+distinguishable, and the arguments never change because of the alias.
+
+MCP clients are async; notebook cells and widget callbacks are easier to read when they are not.
+So `McpHost` runs its connections on an event loop in a background thread (an anyio blocking
+portal) and offers plain methods. Each connection is still a real `mcp.Client` recording the real
+JSON-RPC messages (see `connection.py`).
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mcp_types
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp.shared.exceptions import MCPError
+
+from course_lib.connection import Exchange, McpConnection
+from course_lib.declarations import alias_for, to_responses_tool
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a model-side alias leads: which server, which original tool, and its declaration."""
+
+    alias: str
+    server: str
+    tool: str
+    declaration: mcp_types.Tool
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One `tools/call` the host made: what it sent and what came back, exactly once."""
+
+    route: Route
+    arguments: dict[str, Any]
+    exchange: Exchange
+    result: mcp_types.CallToolResult | None = None
+    protocol_error: MCPError | None = None
+
+    @property
+    def mcp_id(self) -> int | str:
+        """The JSON-RPC `id` of the request (the app ⇄ server correlation domain)."""
+        return self.exchange.id
+
+
+class UnknownAlias(LookupError):
+    """The model named a tool the host never declared."""
+
+
+class McpHost:
+    """Connections to one or more MCP servers, each under a prefix, with a sync API.
+
+        host = McpHost()
+        host.add_server("fs", build_server(Workspace(root)))
+        host.responses_tools()                      # declarations for the model
+        call = host.call("fs__read_text_file", {"path": "/workspace/notes.txt", "head": 5})
+
+    Use it as a context manager, or call `close()` when done.
+    """
+
+    def __init__(self) -> None:
+        self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+        self._open: list[AbstractContextManager[McpConnection]] = []
+        self.connections: dict[str, McpConnection] = {}
+        self.routes: dict[str, Route] = {}
+
+    def __enter__(self) -> McpHost:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def add_server(self, prefix: str, server: Any, *, mode: str = "legacy") -> list[Route]:
+        """Connect to `server` (an in-process `mcp.server.Server` or a transport), list its tools
+        and register each as `prefix__tool`. Returns the new routes.
+
+        Raises:
+            ValueError: the prefix is already in use.
+        """
+        if prefix in self.connections:
+            raise ValueError(f"a server is already connected under the prefix {prefix!r}")
+        cm = self._portal.wrap_async_context_manager(McpConnection(server, name=prefix, mode=mode))
+        connection = cm.__enter__()
+        self._open.append(cm)
+        self.connections[prefix] = connection
+        new = [
+            Route(alias_for(prefix, tool.name), prefix, tool.name, tool)
+            for tool in self._portal.call(connection.list_tools)
+        ]
+        self.routes.update({route.alias: route for route in new})
+        return new
+
+    def responses_tools(self, *, strict: bool = False) -> list[dict[str, Any]]:
+        """Every connected tool as a Responses function tool, named by its alias."""
+        return [to_responses_tool(r.declaration, alias=r.alias, strict=strict) for r in self.routes.values()]
+
+    def route(self, alias: str) -> Route:
+        """The route for a model-side name.
+
+        Raises:
+            UnknownAlias: no connected server declared a tool under that name.
+        """
+        try:
+            return self.routes[alias]
+        except KeyError:
+            raise UnknownAlias(f"unknown tool {alias!r}; declared: {', '.join(self.routes) or 'none'}") from None
+
+    def call(self, alias: str, arguments: dict[str, Any]) -> ToolCall:
+        """Send one `tools/call` for `alias` with an arguments *object*, and wait for the answer.
+
+        A JSON-RPC protocol error does not raise: it is kept in `protocol_error`, distinct from a
+        tool that ran and failed (`result.is_error`).
+
+        Raises:
+            UnknownAlias: see `route()`; nothing is sent.
+        """
+        route = self.route(alias)
+        connection = self.connections[route.server]
+        try:
+            result, exchange = self._portal.call(connection.call_tool, route.tool, arguments)
+        except MCPError as error:
+            return ToolCall(route, arguments, connection.last_call(), protocol_error=error)
+        return ToolCall(route, arguments, exchange, result=result)
+
+    def close(self) -> None:
+        """Close every connection (in reverse order) and stop the background event loop."""
+        while self._open:
+            self._open.pop().__exit__(None, None, None)
+        self.connections.clear()
+        self._portal_cm.__exit__(None, None, None)
+
+
+def files_host(root: Path | None = None, *, prefix: str = "fs") -> McpHost:
+    """A host connected to the course's files server (in-process) over `root` (default: the
+    course workspace), under `prefix`."""
+    from course_lib.fs_server import Workspace, build_server
+    from course_lib.paths import workspace_dir
+
+    host = McpHost()
+    host.add_server(prefix, build_server(Workspace(root or workspace_dir())))
+    return host

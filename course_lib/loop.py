@@ -1,0 +1,172 @@
+"""Feedback: executing the model's calls and wiring the results back into the next request.
+
+One turn of the loop:
+
+1. send the task (and everything so far) with the tool declarations;
+2. walk *every* output item by type — never assume `output[0]` is the call;
+3. for each `function_call`: parse the `arguments` text, route the alias, send `tools/call`;
+4. append the model's output items and one `function_call_output` per call, under the call's
+   own `call_id`;
+5. stop on a final message, or when the step budget runs out — and say which.
+
+A failed call is fed back as a failure (`{"ok": false, "error": {...}}`); it is never turned into
+"read successfully". The trace links each model `call_id` to the MCP JSON-RPC `id` that carried it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import mcp_types
+from openai import OpenAI
+from openai.types.responses import Response, ResponseFunctionToolCall
+
+from course_lib.arguments import ArgumentsError, parse_arguments_text
+from course_lib.backend import model_name
+from course_lib.host import McpHost, ToolCall, UnknownAlias
+
+
+@dataclass(frozen=True)
+class TraceLink:
+    """What happened to one model call, from its `call_id` to the feedback text."""
+
+    call_id: str
+    alias: str
+    arguments_text: str
+    arguments: dict[str, Any] | None = None
+    server: str | None = None
+    tool: str | None = None
+    mcp_id: int | str | None = None
+    error_code: str | None = None
+    output: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error_code is None
+
+
+@dataclass
+class LoopResult:
+    """How the loop ended. `status` is "completed" only when the model gave a final message."""
+
+    status: Literal["completed", "incomplete"]
+    answer: str | None
+    reason: str | None
+    steps: int
+    responses: list[Response] = field(default_factory=list)
+    context: list[dict[str, Any]] = field(default_factory=list)
+    trace: list[TraceLink] = field(default_factory=list)
+
+
+def error_output(code: str, message: str, kind: str = "tool") -> str:
+    """A failure as the model reads it: `kind` is "app" (refused before sending), "tool" (the tool
+    ran and failed: MCP `isError`) or "protocol" (a JSON-RPC error: the call never reached a tool)."""
+    return json.dumps({"ok": False, "error": {"code": code, "message": message, "kind": kind}}, ensure_ascii=False)
+
+
+def result_text(result: mcp_types.CallToolResult) -> str:
+    """The text blocks of an MCP result, joined: what the tool actually returned."""
+    return "\n".join(block.text for block in result.content if isinstance(block, mcp_types.TextContent))
+
+
+def tool_error_code(result: mcp_types.CallToolResult) -> str:
+    """The error code of an `isError` result: from `structuredContent.error.code` when the server
+    gives one, else from a leading `CODE: message`, else `UPSTREAM_ERROR`."""
+    structured = result.structured_content or {}
+    code = structured.get("error", {}).get("code") if isinstance(structured.get("error"), dict) else None
+    if code:
+        return str(code)
+    head, sep, _ = result_text(result).partition(": ")
+    return head if sep and head.isupper() and head.replace("_", "").isalpha() else "UPSTREAM_ERROR"
+
+
+def feedback_output(call: ToolCall) -> tuple[str, str | None]:
+    """The `function_call_output.output` text for one executed call, and its error code (or None).
+
+    Success: the tool's text, unchanged. Failure: an error object the model can act on.
+    """
+    if call.protocol_error is not None:
+        message = f"JSON-RPC error {call.protocol_error.code}: {call.protocol_error.message}"
+        return error_output("UPSTREAM_ERROR", message, kind="protocol"), "UPSTREAM_ERROR"
+    assert call.result is not None
+    if call.result.is_error:
+        code = tool_error_code(call.result)
+        text = result_text(call.result)
+        message = text.removeprefix(f"{code}: ")
+        return error_output(code, message), code
+    return result_text(call.result), None
+
+
+def feedback_item(call_id: str, output: str) -> dict[str, Any]:
+    """The input item that carries a result back to the model, tied to the original `call_id`."""
+    return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+def execute_call(call: ResponseFunctionToolCall, host: McpHost) -> tuple[dict[str, Any], TraceLink]:
+    """Parse, route and execute one `function_call`; return its feedback item and trace link.
+
+    Never raises for a bad call: an unknown tool or malformed arguments become an error feedback
+    (nothing is sent to any server), exactly as a tool failure would.
+    """
+    link = TraceLink(call_id=call.call_id, alias=call.name, arguments_text=call.arguments)
+    try:
+        route = host.route(call.name)
+        arguments = parse_arguments_text(call.arguments)
+    except UnknownAlias as error:
+        output = error_output("INVALID_INPUT", str(error), kind="app")
+        return feedback_item(call.call_id, output), replace(link, error_code="INVALID_INPUT", output=output)
+    except ArgumentsError as error:
+        output = error_output(error.code, error.message, kind="app")
+        return feedback_item(call.call_id, output), replace(link, error_code=error.code, output=output)
+    executed = host.call(route.alias, arguments)
+    output, code = feedback_output(executed)
+    link = replace(
+        link, arguments=arguments, server=route.server, tool=route.tool,
+        mcp_id=executed.mcp_id, error_code=code, output=output,
+    )  # fmt: skip
+    return feedback_item(call.call_id, output), link
+
+
+def run_loop(
+    client: OpenAI,
+    host: McpHost,
+    task: str | list[dict[str, Any]],
+    *,
+    model: str | None = None,
+    max_steps: int = 4,
+    tool_choice: Any = "auto",
+    strict: bool = False,
+    parallel_tool_calls: bool = True,
+) -> LoopResult:
+    """Run the model ⇄ tools loop until a final message or `max_steps` model requests.
+
+    `task` is the user's request, or a ready-made input list. Returns a `LoopResult`; it never
+    raises for tool failures (they are fed back to the model), only for API errors.
+    """
+    context: list[dict[str, Any]] = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
+    result = LoopResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context)
+    for _ in range(max_steps):
+        response = client.responses.create(
+            model=model or model_name(),
+            input=context,
+            tools=host.responses_tools(strict=strict),
+            tool_choice=tool_choice,
+            parallel_tool_calls=parallel_tool_calls,
+        )
+        result.steps += 1
+        result.responses.append(response)
+        # Keep every output item (messages, reasoning, calls): the next request needs the context.
+        context.extend(item.to_dict() for item in response.output)
+        calls = [item for item in response.output if item.type == "function_call"]
+        if not calls:
+            result.answer = response.output_text or None
+            result.status, result.reason = ("completed", None) if result.answer else ("incomplete", "no_answer")
+            return result
+        for call in calls:
+            item, link = execute_call(call, host)
+            context.append(item)
+            result.trace.append(link)
+    return result
+

@@ -1,0 +1,106 @@
+import json
+
+import pytest
+from openai.types.responses import ResponseFunctionToolCall
+
+from course_lib.course import start_course
+from course_lib.loop import execute_call
+from course_lib.paths import workspace_dir
+
+NOTES = (workspace_dir() / "notes.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def course(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    c = start_course(quiet=True)
+    yield c
+    c.close()
+
+
+def first_lines(n):
+    return "".join(NOTES.splitlines(keepends=True)[:n])
+
+
+def test_the_running_example_completes_from_the_real_file(course):
+    result = course.run("Show the first 20 lines of /workspace/notes.txt")
+    assert (result.status, result.reason, result.steps) == ("completed", None, 2)
+    assert first_lines(20) in result.answer and first_lines(21) not in result.answer
+    [link] = result.trace
+    call = result.responses[0].output[0]
+    assert link.call_id == call.call_id
+    assert link.mcp_id == course.mcp.exchanges("tools/call")[0].id
+    assert [item.get("type", "message") for item in result.context] == [
+        "message", "function_call", "function_call_output", "message",
+    ]  # fmt: skip
+
+
+def test_head_5_changes_values_and_results_but_not_rules(course):
+    twenty = course.run("Show the first 20 lines of /workspace/notes.txt")
+    five = course.run("Show the first 5 lines of /workspace/notes.txt")
+    requests = [e.request for e in course.wire.exchanges]
+    assert requests[0]["tools"] == requests[2]["tools"]  # rule
+    assert json.loads(twenty.trace[0].arguments_text)["head"] == 20
+    assert json.loads(five.trace[0].arguments_text)["head"] == 5  # value
+    assert five.trace[0].output == first_lines(5) != twenty.trace[0].output  # result
+
+
+def test_a_missing_file_is_reported_as_a_failure_never_as_content(course):
+    result = course.run("Show the first 3 lines of /workspace/missing.txt")
+    assert result.status == "completed"
+    assert result.trace[0].error_code == "NOT_FOUND"
+    feedback = json.loads(result.trace[0].output)
+    assert feedback["ok"] is False and feedback["error"]["kind"] == "tool"
+    assert "reported an error" in result.answer and "NOT_FOUND" in result.answer
+
+
+def test_a_path_outside_the_workspace_is_forbidden(course):
+    result = course.run("Show /etc/passwd")
+    assert result.trace[0].error_code == "FORBIDDEN"
+    assert "root:" not in result.answer
+
+
+def test_step_limit_ends_incomplete_without_an_answer(course):
+    result = course.run("Show the first 2 lines of /workspace/notes.txt", max_steps=1)
+    assert (result.status, result.reason, result.answer) == ("incomplete", "max_steps", None)
+    assert len(result.trace) == 1  # the call ran, but the model never saw its result
+
+
+def test_two_reads_in_one_turn_each_get_their_own_call_id(course):
+    result = course.run("Show the first 2 lines of /workspace/notes.txt and the last 3 lines of /workspace/todo.md")
+    assert len(result.trace) == 2 and result.trace[0].call_id != result.trace[1].call_id
+    outputs = {i["call_id"]: i["output"] for i in result.context if i.get("type") == "function_call_output"}
+    assert outputs[result.trace[0].call_id] == first_lines(2)
+    todo = (workspace_dir() / "todo.md").read_text(encoding="utf-8")
+    assert outputs[result.trace[1].call_id] == "".join(todo.splitlines(keepends=True)[-3:])
+
+
+def test_strict_declarations_send_nulls_that_the_server_treats_as_absent(course):
+    result = course.run("Show the first 4 lines of /workspace/notes.txt", strict=True)
+    assert json.loads(result.trace[0].arguments_text) == {"path": "/workspace/notes.txt", "head": 4, "tail": None}
+    assert result.trace[0].output == first_lines(4)
+
+
+def _call(name, arguments):
+    return ResponseFunctionToolCall(type="function_call", call_id="call_test", name=name, arguments=arguments)
+
+
+def test_unknown_tool_and_bad_arguments_are_refused_before_anything_is_sent(course):
+    sent = len(course.mcp.messages)
+    item, link = execute_call(_call("fs__delete_file", "{}"), course.host)
+    assert item["call_id"] == "call_test" and link.error_code == "INVALID_INPUT"
+    assert json.loads(item["output"])["error"]["kind"] == "app"
+    item, link = execute_call(_call("fs__read_text_file", '{"path": "notes.txt", "path": "x"}'), course.host)
+    assert "duplicate key 'path'" in json.loads(item["output"])["error"]["message"]
+    assert len(course.mcp.messages) == sent and link.mcp_id is None
+
+
+def test_a_protocol_error_stays_distinct_from_a_tool_error(course):
+    from dataclasses import replace
+
+    route = course.host.route("fs__read_text_file")
+    course.host.routes["fs__gone"] = replace(route, alias="fs__gone", tool="gone")  # a tool the server lacks
+    item, link = execute_call(_call("fs__gone", '{"path": "notes.txt"}'), course.host)
+    error = json.loads(item["output"])["error"]
+    assert error["kind"] == "protocol" and "-32602" in error["message"]
+    assert link.mcp_id == course.mcp.last_call().id
