@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+M = TypeVar("M", bound=BaseModel)
 
 MAX_ARGUMENTS_CHARS = 16_384
 """Longest arguments text accepted; checked before parsing so a huge text costs nothing."""
@@ -220,27 +222,31 @@ def input_schema() -> dict[str, Any]:
 _EXPECTED = {"int_type": "an integer", "string_type": "a string"}
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: dict[str, Any], model: type[BaseModel]) -> str:
     """One readable line for one pydantic error, in the form "<field>: <problem>"."""
     kind, loc = error["type"], error["loc"]
     field = ".".join(str(part) for part in loc)
     if kind == "missing":
         return f"{field}: required"
     if kind == "extra_forbidden":
-        allowed = ", ".join(ReadTextFileArgs.model_fields)
+        allowed = ", ".join(model.model_fields)
         return f"unknown property {quote(field)} (allowed: {allowed})"
     if kind in _EXPECTED:
         return f"{field}: expected {_EXPECTED[kind]} (got {json_type_name(error['input'])})"
     if kind == "greater_than_equal":
         return f"{field}: must be ≥ {error['ctx']['ge']} (got {quote(error['input'])})"
+    if kind == "less_than_equal":
+        return f"{field}: must be ≤ {error['ctx']['le']} (got {quote(error['input'])})"
+    if kind in ("string_too_short", "string_too_long"):
+        return f"{field}: {error['msg'].lower()}"
     if kind == "value_error":
         # Our model validator's own sentence, without pydantic's "Value error, " prefix.
         return str(error["ctx"]["error"])
     return f"{field or 'arguments'}: invalid value"
 
 
-def validate_read_args(obj: Any) -> ReadTextFileArgs:
-    """Check an already-parsed arguments object against ReadTextFileArgs.
+def validate_arguments(model: type[M], obj: Any) -> M:
+    """Check an already-parsed arguments object against a tool's argument model (its rule).
 
     Raises:
         ArgumentsError: `obj` is not a dict, or breaks the rule; the message lists
@@ -249,10 +255,19 @@ def validate_read_args(obj: Any) -> ReadTextFileArgs:
     if not isinstance(obj, dict):
         raise ArgumentsError(f"expected a JSON object, got {_article(json_type_name(obj))}")
     try:
-        return ReadTextFileArgs.model_validate(obj)
+        return model.model_validate(obj)
     except ValidationError as exc:
-        problems = [_describe(error) for error in exc.errors()]
+        problems = [_describe(error, model) for error in exc.errors()]
         raise ArgumentsError("; ".join(problems)) from None
+
+
+def validate_read_args(obj: Any) -> ReadTextFileArgs:
+    """Check an already-parsed arguments object against ReadTextFileArgs.
+
+    Raises:
+        ArgumentsError: see `validate_arguments`.
+    """
+    return validate_arguments(ReadTextFileArgs, obj)
 
 
 def parse_read_args(text: Any) -> ReadTextFileArgs:

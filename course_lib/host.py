@@ -12,17 +12,24 @@ JSON-RPC messages (see `connection.py`).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp.shared.exceptions import MCPError
 
+from pydantic import BaseModel
+
 from course_lib.connection import Exchange, McpConnection
 from course_lib.declarations import alias_for, to_responses_tool
+from course_lib.execution import CallContext, Tool, ToolError
+from course_lib.results import result_text, tool_error_code
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -67,7 +74,7 @@ class McpHost:
     """
 
     def __init__(self) -> None:
-        self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal()
+        self._portal_cm: AbstractContextManager[BlockingPortal] | None = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         self._open: list[AbstractContextManager[McpConnection]] = []
         self.connections: dict[str, McpConnection] = {}
@@ -131,12 +138,38 @@ class McpHost:
             return ToolCall(route, arguments, connection.last_call(), protocol_error=error)
         return ToolCall(route, arguments, exchange, result=result)
 
+    def run(self, async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run `async_fn(*args)` on the host's event loop, where the connections live, and wait."""
+        return self._portal.call(async_fn, *args)
+
+    def executor_tool(self, alias: str, input_model: type[BaseModel], **contract: Any) -> Tool:
+        """An execution-layer `Tool` backed by this host's MCP tool `alias`.
+
+        `input_model` is the app-side rule the executor checks before anything is sent;
+        `contract` sets the rest (`timeout`, `side_effect`, `permission`, `output_model`...).
+        The handler runs on the host's loop (use `host.run(executor.execute, ...)`).
+        """
+        route = self.route(alias)
+        connection = self.connections[route.server]
+
+        async def handler(arguments: BaseModel, context: CallContext) -> Any:
+            result, _ = await connection.call_tool(route.tool, arguments.model_dump(exclude_none=True))
+            if result.is_error:
+                raise ToolError(tool_error_code(result), result_text(result).partition(": ")[2] or result_text(result))
+            return result.structured_content if result.structured_content is not None else result_text(result)
+
+        description = route.declaration.description or ""
+        return Tool(alias, description, input_model, handler, **contract)
+
     def close(self) -> None:
         """Close every connection (in reverse order) and stop the background event loop."""
+        if self._portal_cm is None:
+            return  # already closed
         while self._open:
             self._open.pop().__exit__(None, None, None)
         self.connections.clear()
-        self._portal_cm.__exit__(None, None, None)
+        portal_cm, self._portal_cm = self._portal_cm, None
+        portal_cm.__exit__(None, None, None)
 
 
 def files_host(root: Path | None = None, *, prefix: str = "fs") -> McpHost:

@@ -19,13 +19,13 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-import mcp_types
 from openai import OpenAI
 from openai.types.responses import Response, ResponseFunctionToolCall
 
 from course_lib.arguments import ArgumentsError, parse_arguments_text
 from course_lib.backend import model_name
 from course_lib.host import McpHost, ToolCall, UnknownAlias
+from course_lib.results import result_text, tool_error_code
 
 
 @dataclass(frozen=True)
@@ -64,22 +64,6 @@ def error_output(code: str, message: str, kind: str = "tool") -> str:
     """A failure as the model reads it: `kind` is "app" (refused before sending), "tool" (the tool
     ran and failed: MCP `isError`) or "protocol" (a JSON-RPC error: the call never reached a tool)."""
     return json.dumps({"ok": False, "error": {"code": code, "message": message, "kind": kind}}, ensure_ascii=False)
-
-
-def result_text(result: mcp_types.CallToolResult) -> str:
-    """The text blocks of an MCP result, joined: what the tool actually returned."""
-    return "\n".join(block.text for block in result.content if isinstance(block, mcp_types.TextContent))
-
-
-def tool_error_code(result: mcp_types.CallToolResult) -> str:
-    """The error code of an `isError` result: from `structuredContent.error.code` when the server
-    gives one, else from a leading `CODE: message`, else `UPSTREAM_ERROR`."""
-    structured = result.structured_content or {}
-    code = structured.get("error", {}).get("code") if isinstance(structured.get("error"), dict) else None
-    if code:
-        return str(code)
-    head, sep, _ = result_text(result).partition(": ")
-    return head if sep and head.isupper() and head.replace("_", "").isalpha() else "UPSTREAM_ERROR"
 
 
 def feedback_output(call: ToolCall) -> tuple[str, str | None]:

@@ -45,6 +45,8 @@ from typing import Any
 
 import httpx
 
+from course_lib.declarations import strict_schema_problems
+
 CREATED_AT = 1767225600  # 2026-01-01T00:00:00Z: fixed so stored notebook outputs never change
 
 
@@ -180,8 +182,12 @@ def _parse_tools(body: dict) -> list[dict]:
         if not isinstance(tool, dict):
             raise _type_error(where, dict, tool)
         if _get(tool, "type", where, str) == "function":
-            _get(tool, "name", where, str)
-            _get(tool, "parameters", where, dict, optional=True)
+            name = _get(tool, "name", where, str)
+            parameters = _get(tool, "parameters", where, dict, optional=True)
+            # Like the real API: a strict tool whose schema breaks strict mode's rules is refused.
+            if tool.get("strict") is True and (problems := strict_schema_problems(parameters or {})):
+                raise BadRequest(f"Invalid schema for function '{name}': {problems[0]}",
+                                 f"{where}.parameters", "invalid_function_parameters")
             functions.append(tool)
     return functions
 

@@ -390,3 +390,12 @@ def test_http_server_answers_and_exits_cleanly(stop):
             raise
     assert server.returncode == 0
     assert f"listening on http://127.0.0.1:{port}/v1" in errors
+
+
+def test_a_strict_tool_with_a_blindly_copied_schema_is_refused_like_the_real_api():
+    copied = {"type": "object", "properties": {"path": {"type": "string"}, "head": {"type": "number"}}, "required": ["path"]}
+    tool = {"type": "function", "name": "fs__read_text_file", "parameters": copied, "strict": True}
+    with pytest.raises(BadRequest) as info:
+        respond({"model": "gpt-4.1", "input": "Show notes.txt", "tools": [tool]})
+    assert info.value.message.startswith("Invalid schema for function 'fs__read_text_file': ")
+    assert "missing 'head'" in info.value.message

@@ -1,0 +1,135 @@
+"""The loop with the execution layer: every call goes through `Executor`, and the loop knows
+when to stop — not only on a final answer.
+
+Terminal statuses (`LoopResult.status`, `reason`):
+
+    completed   None                the model gave a final message
+    incomplete  max_steps           the step budget ran out
+    incomplete  tool_budget         one tool failed `max_tool_failures` times (e.g. the model keeps
+                                    repeating a refused call): stop instead of burning the budget
+    incomplete  approval_required   a side effect waits for a person; `result.pending` holds the
+                                    exact actions; `resume()` continues after the decision
+    incomplete  no_answer           the model stopped without calls and without text
+
+The turn's calls run through `parallel.execute_batch` (reads together, writes in order).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import partial
+from dataclasses import dataclass, field
+from typing import Any
+
+from openai import OpenAI
+
+from course_lib.backend import model_name
+from course_lib.execution import Execution, Executor, Session
+from course_lib.host import McpHost
+from course_lib.loop import LoopResult, TraceLink
+from course_lib.parallel import Call, execute_batch
+from course_lib.results import as_output, failure
+
+
+@dataclass
+class GuardedResult(LoopResult):
+    """A `LoopResult` that also keeps every `Execution` and the calls waiting for approval."""
+
+    executions: list[Execution] = field(default_factory=list)
+    pending: list[Execution] = field(default_factory=list)
+
+
+def run_guarded_loop(
+    client: OpenAI,
+    host: McpHost,
+    executor: Executor,
+    session: Session,
+    task: str | list[dict[str, Any]],
+    *,
+    model: str | None = None,
+    max_steps: int = 6,
+    max_tool_failures: int = 2,
+    parallel_tool_calls: bool = True,
+    tool_choice: Any = "auto",
+) -> GuardedResult:
+    """Run the model ⇄ tools loop with every call checked by `executor` for `session`.
+
+    Raises only for API errors; every tool outcome is fed back or ends the loop with a status.
+    """
+    context = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
+    result = GuardedResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context)
+    options = dict(model=model, max_tool_failures=max_tool_failures, parallel_tool_calls=parallel_tool_calls,
+                   tool_choice=tool_choice, steps_left=max_steps)  # fmt: skip
+    return _continue(client, host, executor, session, result, **options)
+
+
+def resume(
+    client: OpenAI,
+    host: McpHost,
+    executor: Executor,
+    session: Session,
+    result: GuardedResult,
+    *,
+    approved: set[str] | frozenset[str] = frozenset(),
+    max_steps: int = 6,
+    **options: Any,
+) -> GuardedResult:
+    """Continue a loop that stopped at `approval_required`.
+
+    Each pending action whose id is in `approved` is approved and executed now (exactly those
+    arguments); every other pending action is rejected and fed back as a refusal. Then the loop
+    goes on as before.
+    """
+    waiting, result.pending = result.pending, []
+    for execution in waiting:
+        action = execution.result["error"]["action_id"]
+        if action in approved:
+            executor.approvals.approve(action)
+            execution = host.run(executor.execute, execution.call_id, execution.tool, execution.arguments_text, session)
+        else:
+            executor.approvals.reject(action)
+            execution.result = failure("FORBIDDEN", "the user rejected this action; do not retry it")
+        _record(result, execution)
+    result.status, result.reason = "incomplete", "max_steps"
+    return _continue(client, host, executor, session, result, steps_left=max_steps, **options)
+
+
+def _continue(client, host, executor, session, result, *, model=None, max_tool_failures=2,
+              parallel_tool_calls=True, tool_choice="auto", steps_left=6) -> GuardedResult:  # fmt: skip
+    failures = Counter(e.tool for e in result.executions if not e.ok and e.error_code != "APPROVAL_REQUIRED")
+    for _ in range(steps_left):
+        response = client.responses.create(
+            model=model or model_name(), input=result.context, tools=executor.declarations(),
+            tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
+        )  # fmt: skip
+        result.steps += 1
+        result.responses.append(response)
+        result.context.extend(item.to_dict() for item in response.output)
+        calls = [Call.from_item(item) for item in response.output if item.type == "function_call"]
+        if not calls:
+            result.answer = response.output_text or None
+            result.status, result.reason = ("completed", None) if result.answer else ("incomplete", "no_answer")
+            return result
+        executions = host.run(partial(execute_batch, parallel=parallel_tool_calls), executor, calls, session)
+        for execution in executions:
+            if execution.error_code == "APPROVAL_REQUIRED":
+                result.pending.append(execution)  # its output is held back until a person decides
+            else:
+                _record(result, execution)
+                failures[execution.tool] += not execution.ok
+        if result.pending:
+            result.reason = "approval_required"
+            return result
+        if any(count >= max_tool_failures for count in failures.values()):
+            result.reason = "tool_budget"
+            return result
+    return result
+
+
+def _record(result: GuardedResult, execution: Execution) -> None:
+    result.executions.append(execution)
+    result.context.append(execution.feedback_item())
+    result.trace.append(TraceLink(
+        call_id=execution.call_id, alias=execution.tool, arguments_text=execution.arguments_text,
+        arguments=execution.arguments, error_code=execution.error_code, output=as_output(execution.result),
+    ))  # fmt: skip

@@ -1,0 +1,105 @@
+"""Retries: only for what can recover, with backoff, jitter, an attempt cap and a time budget.
+
+Before retrying, ask the source's three questions:
+1. can this failure recover soon?  — only `retryable` codes (TIMEOUT, transient UPSTREAM_ERROR);
+   INVALID_INPUT, FORBIDDEN, NOT_FOUND, APPROVAL_REQUIRED get exactly one attempt;
+2. is doing it again safe?         — a read, yes; a write only when the tool is idempotent
+   (it stores results under the call's idempotency key), else never;
+3. is there budget left?           — attempts and total waiting time are capped.
+
+The jitter comes from a seeded `random.Random`, so a notebook shows the same delays every run;
+`sleep` is injectable so tests and notebooks need not wait for real.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import anyio
+
+from course_lib.execution import Execution, Executor, Session
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently to retry. Delay n = min(max_delay, base_delay · factor^(n-1)),
+    then spread by ±jitter (a fraction of the delay)."""
+
+    max_attempts: int = 3
+    base_delay: float = 0.2
+    factor: float = 2.0
+    max_delay: float = 2.0
+    jitter: float = 0.5
+    budget: float = 5.0  # seconds of waiting allowed in total
+    seed: int | None = 0
+
+    def delay(self, retry_number: int, rng: random.Random) -> float:
+        """The wait before retry number `retry_number` (1 for the first retry)."""
+        plain = min(self.max_delay, self.base_delay * self.factor ** (retry_number - 1))
+        return round(plain * (1 + self.jitter * rng.uniform(-1, 1)), 3)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    number: int
+    waited: float  # seconds waited before this attempt
+    outcome: str  # "ok" or the error code
+
+
+@dataclass
+class RetryOutcome:
+    """The last execution, every attempt, and why the retrying stopped."""
+
+    execution: Execution
+    attempts: list[Attempt] = field(default_factory=list)
+    stopped_because: str = ""
+
+
+def retry_verdict(execution: Execution, executor: Executor) -> str | None:
+    """Why `execution` must not be retried (a sentence), or None when a retry is allowed."""
+    if execution.ok:
+        return "it succeeded"
+    error = execution.result["error"]
+    if not error["retryable"]:
+        return f"{error['code']} is not retryable: another identical attempt would fail the same way"
+    tool = executor.tools.get(execution.tool)
+    if tool is not None and tool.side_effect and not tool.idempotent:
+        return f"{tool.name} writes without an idempotency key: a retry could write twice"
+    return None
+
+
+async def execute_with_retries(
+    executor: Executor,
+    call_id: str,
+    name: str,
+    arguments_text: str,
+    session: Session,
+    *,
+    policy: RetryPolicy = RetryPolicy(),
+    sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+) -> RetryOutcome:
+    """Execute a call, retrying only when `retry_verdict` allows and the policy has budget left."""
+    rng = random.Random(policy.seed)
+    waited_total, wait = 0.0, 0.0
+    outcome: RetryOutcome | None = None
+    for number in range(1, policy.max_attempts + 1):
+        if wait:
+            await sleep(wait)
+        execution = await executor.execute(call_id, name, arguments_text, session)
+        if outcome is None:
+            outcome = RetryOutcome(execution)
+        outcome.execution = execution
+        outcome.attempts.append(Attempt(number, wait, "ok" if execution.ok else execution.error_code or "?"))
+        if (reason := retry_verdict(execution, executor)) is not None:
+            outcome.stopped_because = reason
+            return outcome
+        wait = policy.delay(number, rng)
+        if waited_total + wait > policy.budget:
+            outcome.stopped_because = f"the time budget ({policy.budget:g}s of waiting) would be exceeded"
+            return outcome
+        waited_total += wait
+    assert outcome is not None
+    outcome.stopped_because = f"the attempt cap ({policy.max_attempts}) was reached"
+    return outcome

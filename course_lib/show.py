@@ -1,0 +1,94 @@
+"""Showing the real objects in a notebook: JSON as it crossed, MCP messages, traces.
+
+Everything prints plain text (stable under nbval, readable on GitHub), and shows the actual
+objects: openai and mcp types are dumped with their wire names, never re-typed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from course_lib.connection import Exchange, WireMessage
+from course_lib.loop import LoopResult
+
+
+def wire_json(obj: Any) -> Any:
+    """The JSON form of an object as it appears on the wire.
+
+    openai models → `to_dict()` (only the fields that were set); mcp/pydantic models →
+    `model_dump(by_alias=True, exclude_none=True)` (camelCase wire names such as `inputSchema`).
+    """
+    if hasattr(obj, "to_dict") and callable(obj.to_dict):
+        return obj.to_dict()
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(obj, WireMessage):
+        return obj.json
+    return obj
+
+
+def show_json(obj: Any, title: str | None = None, *, limit: int | None = None) -> None:
+    """Print `obj` as indented JSON (after `wire_json`), optionally under a title.
+
+    `limit` cuts very long output to that many lines and says how many were left out.
+    """
+    text = json.dumps(wire_json(obj), indent=2, ensure_ascii=False)
+    lines = text.splitlines()
+    if limit is not None and len(lines) > limit:
+        lines = lines[:limit] + [f"… ({len(lines) - limit} more lines)"]
+    if title:
+        print(f"── {title} " + "─" * max(0, 60 - len(title)))
+    print("\n".join(lines))
+
+
+def show_messages(messages: Iterable[WireMessage], *, methods: set[str] | None = None) -> None:
+    """Print recorded MCP messages one per line, with their direction.
+
+    `methods` keeps only requests/notifications of those methods and the responses to them.
+    """
+    messages = list(messages)
+    wanted_ids = {m.json.get("id") for m in messages if methods is None or m.json.get("method") in methods}
+    for m in messages:
+        is_response = "method" not in m.json
+        if methods is not None and not (m.json.get("method") in methods or (is_response and m.json.get("id") in wanted_ids)):
+            continue
+        print(f"{m.direction}  {m.text}")
+
+
+def show_exchange(exchange: Exchange) -> None:
+    """Print one JSON-RPC request and its response, indented."""
+    show_json(exchange.request, f"app → server  (JSON-RPC id {exchange.id})")
+    show_json(exchange.response, f"server → app  (JSON-RPC id {exchange.id})")
+
+
+def show_trace(result: LoopResult) -> None:
+    """Print how a loop ended and, per model call, the link from `call_id` to MCP `id`."""
+    print(f"status: {result.status}   reason: {result.reason}   model requests: {result.steps}")
+    if not result.trace:
+        print("(no tool calls)")
+    for link in result.trace:
+        route = f"{link.server}/{link.tool}" if link.server else "(not routed)"
+        mcp = f"MCP id {link.mcp_id}" if link.mcp_id is not None else "no MCP request"
+        outcome = "ok" if link.ok else f"error {link.error_code}"
+        print(f"  {link.call_id}  {link.alias} {link.arguments_text}  →  {route}  {mcp}  →  {outcome}")
+
+
+def show_items(items: Iterable[Any]) -> None:
+    """Print each input/output item on one line: its index, type and key fields (a map of a context)."""
+    for i, item in enumerate(items):
+        d = wire_json(item)
+        kind = d.get("type", "message")
+        if kind == "function_call":
+            detail = f"{d['name']} {d['arguments']}  call_id={d['call_id']}"
+        elif kind == "function_call_output":
+            out = str(d["output"])
+            detail = f"call_id={d['call_id']}  output={out[:50]!r}{'…' if len(out) > 50 else ''}"
+        else:
+            content = d.get("content")
+            text = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content or [])
+            detail = f"{d.get('role', '?')}: {text[:60]!r}{'…' if len(text) > 60 else ''}"
+        print(f"[{i}] {kind:<22} {detail}")

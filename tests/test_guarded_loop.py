@@ -1,0 +1,104 @@
+import json
+
+import pytest
+from openai.types.responses import Response
+from pydantic import BaseModel, ConfigDict
+
+from course_lib.arguments import ReadTextFileArgs
+from course_lib.backend import make_client
+from course_lib.execution import Executor, Session, Tool
+from course_lib.guarded_loop import resume, run_guarded_loop
+from course_lib.host import files_host
+from course_lib.paths import workspace_dir
+
+ALICE = Session("alice")
+saved: list[dict] = []
+
+
+class SaveArgs(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+    topic: str
+
+
+async def save(args, ctx):
+    saved.append({"topic": args.topic})
+    return {"record_id": f"gap-{len(saved)}"}
+
+
+@pytest.fixture
+def setup(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    saved.clear()
+    with files_host() as host:
+        executor = Executor([
+            host.executor_tool("fs__read_text_file", ReadTextFileArgs),
+            Tool("save_gap", "Save a learning gap", SaveArgs, save, side_effect=True),
+        ])  # fmt: skip
+        yield host, executor
+
+
+def test_a_read_goes_through_the_executor_and_the_mcp_server(setup):
+    host, executor = setup
+    result = run_guarded_loop(make_client(), host, executor, ALICE, "Show the first 2 lines of /workspace/notes.txt")
+    assert (result.status, result.steps) == ("completed", 2)
+    [execution] = result.executions
+    expected = "".join((workspace_dir() / "notes.txt").read_text().splitlines(keepends=True)[:2])
+    assert execution.result["data"]["text"] == expected
+    assert [s.name for s in execution.steps] == ["allowlist", "parse", "schema", "permission", "execute", "output"]
+    # the strict declaration made the model send "tail": null; the app did not forward the null
+    assert json.loads(execution.arguments_text)["tail"] is None
+    assert host.connections["fs"].exchanges("tools/call")[-1].request["params"]["arguments"] == {
+        "path": "/workspace/notes.txt", "head": 2}  # fmt: skip
+
+
+def test_a_forbidden_read_is_fed_back_as_a_failure(setup):
+    host, executor = setup
+    result = run_guarded_loop(make_client(), host, executor, ALICE, "Show /etc/passwd")
+    assert result.status == "completed" and result.executions[0].error_code == "FORBIDDEN"
+    assert "reported an error" in result.answer
+
+
+class Scripted:
+    """A stand-in client whose model always asks for the same call (a model stuck in a rut)."""
+
+    def __init__(self, name, arguments):
+        self.responses, self.call = self, (name, arguments)
+        self.count = 0
+
+    def create(self, **request):
+        self.count += 1
+        item = {"type": "function_call", "id": f"fc_{self.count}", "call_id": f"call_{self.count}",
+                "name": self.call[0], "arguments": self.call[1], "status": "completed"}  # fmt: skip
+        return Response.model_validate({
+            "id": f"resp_{self.count}", "object": "response", "created_at": 0, "model": "m", "output": [item],
+            "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+        })  # fmt: skip
+
+
+def test_a_model_repeating_a_refused_call_is_stopped_by_the_tool_budget(setup):
+    host, executor = setup
+    client = Scripted("fs__read_text_file", '{"path": "/etc/passwd", "head": null, "tail": null}')
+    result = run_guarded_loop(client, host, executor, ALICE, "read it", max_tool_failures=2)
+    assert (result.status, result.reason, client.count) == ("incomplete", "tool_budget", 2)
+
+
+def test_a_write_pauses_for_approval_and_runs_exactly_once_after_it(setup):
+    host, executor = setup
+    client = Scripted("save_gap", '{"topic": "call_id vs MCP id"}')
+    result = run_guarded_loop(client, host, executor, ALICE, "save it", max_steps=1)
+    assert (result.status, result.reason, saved) == ("incomplete", "approval_required", [])
+    [pending] = result.pending
+    assert pending.result["error"]["arguments"] == {"topic": "call_id vs MCP id"}
+    assert not any(i.get("type") == "function_call_output" for i in result.context)  # held back
+    result = resume(client, host, executor, ALICE, result, approved={pending.result["error"]["action_id"]}, max_steps=0)
+    assert saved == [{"topic": "call_id vs MCP id"}]
+    outputs = [i for i in result.context if i.get("type") == "function_call_output"]
+    assert outputs == [{"type": "function_call_output", "call_id": "call_1", "output": '{"ok": true, "data": {"record_id": "gap-1"}}'}]
+
+
+def test_a_rejected_write_never_runs_and_the_model_is_told(setup):
+    host, executor = setup
+    client = Scripted("save_gap", '{"topic": "x"}')
+    result = run_guarded_loop(client, host, executor, ALICE, "save it", max_steps=1)
+    result = resume(client, host, executor, ALICE, result, approved=set(), max_steps=0)
+    assert saved == [] and "rejected" in result.context[-1]["output"]
