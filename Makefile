@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
 
-.PHONY: lab test test-fast notebooks fixtures verify clean
+.PHONY: lab test test-fast notebooks fixtures verify node-tools clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ fixtures: $(VENV)/.installed  ## re-record fixtures/*.json from a real offline r
 verify: $(VENV)/.installed
 	$(BIN)/python -m course_lib.verify fields
 	$(BIN)/python -m course_lib.verify roundtrip
+
+node-tools:  ## the pinned MCP Inspector and reference filesystem server, into tests/node (needs Node.js)
+	cd tests/node && npm install --no-audit --no-fund
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

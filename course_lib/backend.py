@@ -58,7 +58,9 @@ def make_client(transport: httpx.BaseTransport | None = None) -> openai.OpenAI:
         )
     if transport is None:
         return openai.OpenAI()
-    return openai.OpenAI(http_client=openai.DefaultHttpxClient(transport=transport))
+    # openai 3.x runs on httpx2 but accepts a classic `httpx.Client`; our transports (the offline
+    # model, the wire capture) are classic httpx transports, so both backends use that client.
+    return openai.OpenAI(http_client=httpx.Client(transport=transport))
 
 
 def describe_backend() -> str:

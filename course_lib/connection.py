@@ -169,11 +169,10 @@ class McpConnection:
                 back as a result with `is_error=True`.
         """
         start = len(self.messages)
-        try:
-            result = await self.client.call_tool(name, arguments)
-        finally:
-            exchange = self._find_call(start, name, arguments)
-        return result, exchange
+        # A protocol error (MCPError) propagates: the exchange that carried it is `last_call()`.
+        # Anything raised before sending (e.g. the SDK refusing a non-object) propagates as it is.
+        result = await self.client.call_tool(name, arguments)
+        return result, self._find_call(start, name, arguments)
 
     def last_call(self) -> Exchange:
         """The most recent `tools/call` exchange (useful after a call raised a protocol error)."""

@@ -20,8 +20,10 @@ from openai import OpenAI
 
 from course_lib.backend import describe_backend, http_transport, make_client
 from course_lib.connection import McpConnection
-from course_lib.host import McpHost, files_host
+from course_lib.fs_server import Workspace, build_server
+from course_lib.host import McpHost
 from course_lib.loop import LoopResult, run_loop
+from course_lib.paths import workspace_dir
 from course_lib.wire import HttpCapture
 
 
@@ -32,6 +34,7 @@ class Course:
     client: OpenAI
     wire: HttpCapture
     host: McpHost
+    workspace: Workspace  # the files server's sandbox; `workspace.reads` counts real file reads
 
     @property
     def mcp(self) -> McpConnection:
@@ -53,4 +56,7 @@ def start_course(workspace: Path | None = None, *, quiet: bool = False) -> Cours
     if not quiet:
         print(describe_backend())
     wire = HttpCapture(http_transport())
-    return Course(client=make_client(transport=wire), wire=wire, host=files_host(workspace))
+    sandbox = Workspace(workspace or workspace_dir())
+    host = McpHost()
+    host.add_server("fs", build_server(sandbox))
+    return Course(client=make_client(transport=wire), wire=wire, host=host, workspace=sandbox)

@@ -12,7 +12,8 @@ JSON-RPC messages (see `connection.py`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import tempfile
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 
 import mcp_types
 from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from pydantic import BaseModel
@@ -79,6 +81,7 @@ class McpHost:
         self._open: list[AbstractContextManager[McpConnection]] = []
         self.connections: dict[str, McpConnection] = {}
         self.routes: dict[str, Route] = {}
+        self._errlogs: dict[str, Any] = {}
 
     def __enter__(self) -> McpHost:
         return self
@@ -86,9 +89,12 @@ class McpHost:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def add_server(self, prefix: str, server: Any, *, mode: str = "legacy") -> list[Route]:
+    def add_server(
+        self, prefix: str, server: Any, *, mode: str = "legacy", only: Iterable[str] | None = None
+    ) -> list[Route]:
         """Connect to `server` (an in-process `mcp.server.Server` or a transport), list its tools
-        and register each as `prefix__tool`. Returns the new routes.
+        and register each as `prefix__tool` — or only the tools named in `only` (expose what the
+        task needs, not every tool a server happens to offer). Returns the new routes.
 
         Raises:
             ValueError: the prefix is already in use.
@@ -102,9 +108,33 @@ class McpHost:
         new = [
             Route(alias_for(prefix, tool.name), prefix, tool.name, tool)
             for tool in self._portal.call(connection.list_tools)
+            if only is None or tool.name in only
         ]
         self.routes.update({route.alias: route for route in new})
         return new
+
+    def add_stdio_server(
+        self, prefix: str, params: StdioServerParameters, *, mode: str = "legacy", only: Iterable[str] | None = None
+    ) -> list[Route]:
+        """Start an MCP server as a subprocess (stdio) and connect to it under `prefix`.
+
+        Its stderr goes to a real temporary file (read it with `server_log(prefix)`): inside a
+        notebook `sys.stderr` has no file descriptor for the child to inherit.
+
+        Raises:
+            ValueError: the prefix is already in use.
+            OSError: the command could not be started.
+        """
+        errlog = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._errlogs[prefix] = errlog
+        return self.add_server(prefix, stdio_client(params, errlog=errlog), mode=mode, only=only)
+
+    def server_log(self, prefix: str) -> str:
+        """What a stdio server wrote to its stderr so far."""
+        errlog = self._errlogs[prefix]
+        errlog.flush()
+        errlog.seek(0)
+        return errlog.read()
 
     def responses_tools(self, *, strict: bool = False) -> list[dict[str, Any]]:
         """Every connected tool as a Responses function tool, named by its alias."""
@@ -168,6 +198,8 @@ class McpHost:
         while self._open:
             self._open.pop().__exit__(None, None, None)
         self.connections.clear()
+        for errlog in self._errlogs.values():
+            errlog.close()
         portal_cm, self._portal_cm = self._portal_cm, None
         portal_cm.__exit__(None, None, None)
 

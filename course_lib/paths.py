@@ -1,29 +1,48 @@
-"""Where the course's files are: the fixtures folder and the sandboxed workspace."""
+"""Where the course's files are: the repository folders beside the package, or — when the package
+is installed elsewhere (Binder installs it into site-packages) — the nearest ones above the
+current directory (a notebook runs from `notebooks/`)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-_REPO = Path(__file__).resolve().parent.parent
+_BESIDE_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def _find(relative: str, marker: str) -> Path | None:
+    for base in [_BESIDE_PACKAGE, Path.cwd(), *Path.cwd().parents]:
+        if (base / relative / marker).exists():
+            return base / relative
+    return None
 
 
 def fixtures_dir() -> Path:
-    """The `fixtures/` folder: `$COURSE_FIXTURES` if set, else the one beside the package, else
-    the nearest one above the current directory (a notebook runs from `notebooks/`).
+    """The `fixtures/` folder (`$COURSE_FIXTURES` overrides).
 
     Raises:
-        FileNotFoundError: no `fixtures/` folder could be found.
+        FileNotFoundError: no `fixtures/workspace` folder could be found.
     """
     if env := os.environ.get("COURSE_FIXTURES"):
         return Path(env).resolve()
-    candidates = [_REPO / "fixtures"] + [p / "fixtures" for p in [Path.cwd(), *Path.cwd().parents]]
-    for candidate in candidates:
-        if (candidate / "workspace").is_dir():
-            return candidate
-    raise FileNotFoundError("no fixtures/workspace folder found; set COURSE_FIXTURES to the repo's fixtures/")
+    found = _find("fixtures", "workspace")
+    if found is None:
+        raise FileNotFoundError("no fixtures/workspace folder found; set COURSE_FIXTURES to the repo's fixtures/")
+    return found
 
 
 def workspace_dir() -> Path:
     """The real folder that the files server exposes to the model as `/workspace`."""
     return fixtures_dir() / "workspace"
+
+
+def node_dir() -> Path:
+    """The folder with the pinned npm packages' `package.json` (`tests/node`).
+
+    Raises:
+        FileNotFoundError: it could not be found.
+    """
+    found = _find("tests/node", "package.json")
+    if found is None:
+        raise FileNotFoundError("no tests/node/package.json found: run from inside the course repository")
+    return found

@@ -1,0 +1,64 @@
+"""Outside MCP programs written by others, for checking our pieces against the real ecosystem:
+the MCP Inspector (a CLI that drives any MCP server) and the reference filesystem server.
+
+Both are npm packages pinned in `tests/node/package.json` and installed into that folder only
+(`make node-tools`, or `ensure_installed()`), never globally. They need Node.js; without it the
+functions here say so plainly instead of failing somewhere deeper.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from mcp.client.stdio import StdioServerParameters
+
+from course_lib.paths import node_dir
+
+NODE_DIR = node_dir()  # TEMPORARY alias while notebook 03b is written; use node_dir()
+
+
+class NodeToolsMissing(RuntimeError):
+    """Node.js or the pinned npm packages are not available."""
+
+
+def node_available() -> bool:
+    """True when `node` and `npm` are on the PATH."""
+    return shutil.which("node") is not None and shutil.which("npm") is not None
+
+
+def ensure_installed(timeout: float = 600) -> None:
+    """Install the pinned packages into `tests/node/node_modules` if they are not there yet.
+
+    Raises:
+        NodeToolsMissing: Node.js/npm are missing, or `npm install` failed (its output is in the message).
+    """
+    if (node_dir() / "node_modules" / ".bin" / "mcp-server-filesystem").exists():
+        return
+    if not node_available():
+        raise NodeToolsMissing("Node.js is not installed: install `node` and `npm` (Node 20 or newer) to use this part")
+    done = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund"], cwd=node_dir(), capture_output=True, text=True, timeout=timeout
+    )
+    if done.returncode != 0:
+        raise NodeToolsMissing(f"npm install failed in tests/node:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+
+
+def bin_path(name: str) -> Path:
+    """The path of an installed package's command (e.g. `mcp-inspector`).
+
+    Raises:
+        NodeToolsMissing: see `ensure_installed`.
+    """
+    ensure_installed()
+    return node_dir() / "node_modules" / ".bin" / name
+
+
+def reference_server(root: Path) -> StdioServerParameters:
+    """How to start the reference filesystem server over stdio, allowed to read only `root`.
+
+    Raises:
+        NodeToolsMissing: see `ensure_installed`.
+    """
+    return StdioServerParameters(command=str(bin_path("mcp-server-filesystem")), args=[str(root)], cwd=str(root))

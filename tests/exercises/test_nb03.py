@@ -1,0 +1,74 @@
+"""Wrong answers to notebook 03's exercises get a message that says what is wrong."""
+
+from course_lib.exercises.nb03 import check_classify, check_pair_by_id
+
+
+def _pair_by_position(messages):
+    requests = [m.json for m in messages if m.direction == "app→server" and "id" in m.json]
+    responses = [m.json for m in messages if m.direction == "server→app"]
+    return {request["id"]: (request, response) for request, response in zip(requests, responses)}
+
+
+def _results_only(messages):
+    requests = {m.json["id"]: m.json for m in messages if "method" in m.json and "id" in m.json}
+    results = {m.json["id"]: m.json for m in messages if "result" in m.json}
+    return {key: (request, results[key]) for key, request in requests.items() if key in results}
+
+
+def _keeps_notifications(messages):
+    pairs = {}
+    for m in messages:
+        pairs.setdefault(m.json.get("id"), [None, None])[0 if "method" in m.json else 1] = m.json
+    return {key: tuple(pair) for key, pair in pairs.items()}
+
+
+def test_pairing_by_position_fails_when_answers_arrive_in_another_order(capsys):
+    assert check_pair_by_id(_pair_by_position) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ id 1: you paired it with the response whose id is 7")
+    assert "Pair by the JSON-RPC id, not by position" in out
+
+
+def test_dropping_error_responses_is_named(capsys):
+    assert check_pair_by_id(_results_only) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ id 7 (tools/call delete_file) is missing")
+    assert "an error is still the response" in out
+
+
+def test_notification_under_key_none_is_named(capsys):
+    assert check_pair_by_id(_keeps_notifications) is False
+    assert capsys.readouterr().out.startswith("✗ key None: a notification")
+
+
+def test_pair_by_id_that_crashes_on_the_notification(capsys):
+    assert check_pair_by_id(lambda messages: {m.json["id"]: m for m in messages}) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ pair_by_id raised KeyError: 'id'")
+    assert "notifications have no id" in out
+
+
+def test_classify_that_ignores_is_error_calls_a_failure_a_success(capsys):
+    assert check_classify(lambda r: "protocol error" if "error" in r else "success") is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ id 4 (read_text_file")
+    assert "you said 'success', but result.isError is true" in out
+    assert "must go back to the model as a failure" in out
+
+
+def test_classify_that_assumes_a_result_crashes_on_the_protocol_error(capsys):
+    assert check_classify(lambda r: "tool error" if r["result"]["isError"] else "success") is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ classify raised KeyError: 'result' on the response to id 7")
+
+
+def test_classify_that_calls_a_tool_error_a_protocol_error(capsys):
+    assert check_classify(lambda r: "protocol error" if "error" in r or r["result"]["isError"] else "success") is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ id 4")
+    assert "you said 'protocol error'" in out and "the tool ran and failed" in out
+
+
+def test_classify_with_an_unknown_label(capsys):
+    assert check_classify(lambda r: "ok") is False
+    assert "'ok' is not one of" in capsys.readouterr().out
