@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
 
-.PHONY: lab test test-fast notebooks fixtures verify node-tools clean
+.PHONY: lab test test-fast notebooks fixtures verify node-tools bench binder-requirements clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,8 +35,19 @@ verify: $(VENV)/.installed
 	$(BIN)/python -m course_lib.verify fields
 	$(BIN)/python -m course_lib.verify roundtrip
 
+bench: $(VENV)/.installed  ## benchmarks against real peers; prints figures (needs Node for the reference server)
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	cd tests/node && npm install --no-audit --no-fund
+	$(BIN)/python -m benchmarks
+
 node-tools:  ## the pinned MCP Inspector and reference filesystem server, into tests/node (needs Node.js)
 	cd tests/node && npm install --no-audit --no-fund
+
+binder-requirements:  ## re-pin binder/requirements.txt from pyproject.toml in a fresh Python 3.12 venv
+	rm -rf build/binder-venv && python3.12 -m venv build/binder-venv
+	build/binder-venv/bin/python -m pip install --quiet .
+	{ sed -n '1,2p' binder/requirements.txt; build/binder-venv/bin/python -m pip freeze --exclude tool-calling-course; } > build/requirements.txt
+	mv build/requirements.txt binder/requirements.txt && rm -rf build/binder-venv
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

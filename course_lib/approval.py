@@ -19,6 +19,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
 
 def canonical_arguments(arguments: dict[str, Any]) -> str:
     """The arguments as canonical JSON text: sorted keys, no spaces — equal objects, equal text."""
@@ -94,6 +96,7 @@ class IdempotencyStore:
     """Results of writes by idempotency key, so a retried write takes effect once."""
 
     _results: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    _locks: dict[str, anyio.Lock] = field(default_factory=dict)  # one write per key at a time
 
     async def run(self, key: str, arguments: dict[str, Any], write: Callable[[], Awaitable[Any]]) -> tuple[Any, bool]:
         """Run `write` once per key; returns (result, replayed). A replay returns the stored result.
@@ -102,11 +105,15 @@ class IdempotencyStore:
             IdempotencyConflict: the key was used with different arguments.
         """
         fingerprint = canonical_arguments(arguments)
-        if key in self._results:
-            stored_fingerprint, result = self._results[key]
-            if stored_fingerprint != fingerprint:
-                raise IdempotencyConflict(f"idempotency key {key!r} was already used with different arguments")
-            return result, True
-        result = await write()
-        self._results[key] = (fingerprint, result)
-        return result, False
+        # A concurrent duplicate waits for the first and then replays its result.
+        async with self._locks.setdefault(key, anyio.Lock()):
+            if key in self._results:
+                stored_fingerprint, result = self._results[key]
+                if stored_fingerprint != fingerprint:
+                    raise IdempotencyConflict(f"idempotency key {key!r} was already used with different arguments")
+                return result, True
+            # In a real store the key and the effect commit in one transaction; here they are
+            # kept together in memory, so a cancelled write leaves neither behind.
+            result = await write()
+            self._results[key] = (fingerprint, result)
+            return result, False

@@ -63,6 +63,7 @@ class CallContext:
     call_id: str
     trace_id: str
     action_id: str  # tool + arguments + user: also the idempotency key of a write
+    notes: dict[str, Any] = field(default_factory=dict)  # what the handler reports (e.g. the MCP id)
 
 
 Handler = Callable[[Any, CallContext], Awaitable[Any]]
@@ -120,6 +121,7 @@ class Execution:
     result: dict[str, Any] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     arguments: dict[str, Any] | None = None
+    notes: dict[str, Any] = field(default_factory=dict)  # from the handler: server, tool, mcp_id...
 
     @property
     def ok(self) -> bool:
@@ -227,7 +229,8 @@ class Executor:
                     action_id=pending.action_id, arguments=pending.arguments))  # fmt: skip
             ex.steps.append(Step("approval", "ok"))
 
-        data = await self._run(ex, tool, arguments, CallContext(session, ex.call_id, ex.trace_id, the_action))
+        context = CallContext(session, ex.call_id, ex.trace_id, the_action, notes=ex.notes)
+        data = await self._run(ex, tool, arguments, context)
         ex.steps.append(Step("execute", "ok"))
         if tool.side_effect:
             self.approvals.spend(tool.name, raw, session.user_id)
@@ -252,7 +255,9 @@ class Executor:
             raise Refused("execute", failure("UPSTREAM_ERROR", message, retryable=False, kind="protocol")) from None
         except Exception as error:  # anything unexpected: full detail to the log, a safe line to the model
             self.log.record(ex, f"unexpected {type(error).__name__}: {error}")
-            raise Refused("execute", failure("UPSTREAM_ERROR", f"{tool.name} failed unexpectedly (see server log {ex.trace_id})")) from None
+            # Not retryable: an unanticipated failure is a bug or a broken dependency — alert, don't loop.
+            message = f"{tool.name} failed unexpectedly (see server log {ex.trace_id})"
+            raise Refused("execute", failure("UPSTREAM_ERROR", message, retryable=False)) from None
 
     def _check_output(self, ex: Execution, tool: Tool, data: Any) -> Any:
         if tool.output_model is not None:

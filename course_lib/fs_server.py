@@ -10,6 +10,10 @@ of both) without its weaknesses: head/tail are checked by presence (head 0 is re
 everything"), paths are compared by components (no `/workspace_evil` sibling-prefix trick, as in
 CVE-2025-53110) and links are resolved before deciding (no symlink escape, as in CVE-2025-53109).
 
+Decisions (pinned by tests/test_fs_server_attacks.py): only logical paths count, so the root's
+real path is FORBIDDEN; invisible characters (controls, bidi such as U+202E) are refused; `\\`,
+`C:`, `%2e`, fullwidth dots and `~` are plain characters; whole reads and head/tail are capped.
+
 Run over stdio:  python -m course_lib.fs_server --root DIR [--name files]
 """
 
@@ -22,6 +26,7 @@ import os
 import stat
 import sys
 import threading
+import unicodedata
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
@@ -39,6 +44,11 @@ LOGICAL_ROOT = "/workspace"
 TOOL_NAME = "read_text_file"
 ERROR_CODES = ("INVALID_INPUT", "FORBIDDEN", "NOT_FOUND", "UPSTREAM_ERROR")
 _BLOCK = 64 * 1024  # tail reads backwards in blocks of this size
+MAX_PATH_CHARS = 4096  # longest path text accepted (Linux PATH_MAX)
+MAX_NAME_BYTES = 255  # longest single name, in UTF-8 bytes (Linux NAME_MAX)
+MAX_WHOLE_FILE_BYTES = 1024 * 1024  # a bigger file is refused whole ("use head or tail"), never loaded
+MAX_LINES_BYTES = MAX_WHOLE_FILE_BYTES  # most head/tail may return; they stop reading once past it
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # controls, format/bidi, surrogates, separators
 
 TOOL_DESCRIPTION = (
     "Read a UTF-8 text file from the workspace and return its text. "
@@ -108,15 +118,11 @@ class Workspace:
         whether the file exists.
 
         Raises:
-            ToolFailure: INVALID_INPUT (empty, NUL byte, name too long, directory, not a
-                regular file, link loop), FORBIDDEN (outside the root, by `..` or through a
-                symbolic link, or
-                permission denied), NOT_FOUND (no such file).
+            ToolFailure: INVALID_INPUT (see _check_text; a directory, a file named with a
+                trailing '/', not a regular file, a link loop), FORBIDDEN (outside the root, by
+                `..` or through a symbolic link, or permission denied), NOT_FOUND (no such file).
         """
-        if not isinstance(path, str) or path == "":
-            raise ToolFailure("INVALID_INPUT", "path is empty")
-        if "\x00" in path:
-            raise ToolFailure("INVALID_INPUT", "path contains a NUL byte")
+        _check_text(path)
         parts = self._inside_parts(PurePosixPath(path))
         shown = quote(str(self.logical_root.joinpath(*parts)))
         try:
@@ -140,6 +146,8 @@ class Workspace:
             raise ToolFailure("INVALID_INPUT", f"{shown}: is a directory")
         if not stat.S_ISREG(mode):
             raise ToolFailure("INVALID_INPUT", f"{shown}: not a regular file")
+        if path.endswith(("/", "/.")):  # PurePosixPath dropped it, but POSIX says "a directory"
+            raise ToolFailure("INVALID_INPUT", f"{shown}: is a file, but the path ends with '/'")
         return real
 
     def _inside_parts(self, pure: PurePosixPath) -> list[str]:
@@ -174,7 +182,8 @@ class Workspace:
         """Return the whole text, its first `head` lines, or its last `tail` lines.
 
         Raises:
-            ToolFailure: from resolve(); INVALID_INPUT if the bytes read are not UTF-8.
+            ToolFailure: from resolve(); INVALID_INPUT if what was opened is not a regular file,
+                is not UTF-8, or is over MAX_WHOLE_FILE_BYTES (or the lines over MAX_LINES_BYTES).
         """
         return self.read(args)[1]
 
@@ -186,52 +195,86 @@ class Workspace:
         """
         real = self.resolve(args.path)
         shown = self.logical(real)
+        named = quote(shown)
         try:
-            # O_NOFOLLOW: if the checked file is swapped for a link after resolve(), refuse.
-            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            # If the checked file is swapped after resolve(): O_NOFOLLOW refuses a link, and
+            # O_NONBLOCK keeps a FIFO from hanging the open (fstat below then refuses it).
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         except PermissionError:
-            raise ToolFailure("FORBIDDEN", f"{quote(shown)}: permission denied") from None
-        with self._lock:
-            self.reads += 1
+            raise ToolFailure("FORBIDDEN", f"{named}: permission denied") from None
         with os.fdopen(fd, "rb") as file:
-            if args.head is not None:
-                data = _head(file, args.head)
-            elif args.tail is not None:
-                data = _tail(file, args.tail)
+            info = os.fstat(file.fileno())  # what was opened, not what was checked
+            if not stat.S_ISREG(info.st_mode):
+                raise ToolFailure("INVALID_INPUT", f"{named}: not a regular file")
+            with self._lock:
+                self.reads += 1
+            if args.head is None and args.tail is None:
+                limit, problem = MAX_WHOLE_FILE_BYTES, "file is too large to read whole; use head or tail"
+                # Too big: refused unread. Otherwise one byte past the limit shows if it has grown.
+                data = file.read(limit + 1) if info.st_size <= limit else None
             else:
-                data = file.read()
+                limit, problem = MAX_LINES_BYTES, "the lines asked for are too large; ask for fewer"
+                data = _head(file, args.head, limit) if args.head is not None else _tail(file, args.tail, limit)
+        if data is None or len(data) > limit:
+            raise ToolFailure("INVALID_INPUT", f"{named}: {problem} (limit {limit} bytes)")
         try:
             return shown, data.decode("utf-8")
         except UnicodeDecodeError:
-            raise ToolFailure("INVALID_INPUT", f"{quote(shown)}: not a UTF-8 text file") from None
+            raise ToolFailure("INVALID_INPUT", f"{named}: not a UTF-8 text file") from None
 
 
-def _head(file: BinaryIO, count: int) -> bytes:
-    """The first `count` lines, reading no further than needed."""
+def _check_text(path: Any) -> None:
+    """Refuse a path by its text alone, before anything looks at where it points.
+
+    Raises:
+        ToolFailure: INVALID_INPUT (empty, NUL, too long, an invisible character, a name too long).
+    """
+    if not isinstance(path, str) or path == "":
+        raise ToolFailure("INVALID_INPUT", "path is empty")
+    if "\x00" in path:
+        raise ToolFailure("INVALID_INPUT", "path contains a NUL byte")
+    if len(path) > MAX_PATH_CHARS:
+        raise ToolFailure("INVALID_INPUT", f"path is too long: {len(path)} characters (limit {MAX_PATH_CHARS})")
+    for char in path:
+        if unicodedata.category(char) in _INVISIBLE:  # named by code point: echoing it would hide it
+            raise ToolFailure("INVALID_INPUT", f"path contains a control or invisible character (U+{ord(char):04X})")
+    for name in path.split("/"):
+        if len(name.encode("utf-8")) > MAX_NAME_BYTES:  # no surrogates left, so this cannot fail
+            raise ToolFailure("INVALID_INPUT", f"{quote(name)}: name too long")
+
+
+def _head(file: BinaryIO, count: int, limit: int) -> bytes:
+    """The first `count` lines, reading no further than needed nor past `limit` + 1 bytes."""
     lines: list[bytes] = []
-    for line in file:  # binary iteration splits after b"\n", one line at a time
-        lines.append(line)
-        if len(lines) == count:
+    size = 0
+    while len(lines) < count and size <= limit:
+        line = file.readline(limit + 1 - size)  # splits after b"\n", as _split_lines does
+        if not line:
             break
-    return b"".join(lines)
+        lines.append(line)
+        size += len(line)
+    return b"".join(lines)  # over `limit` bytes: the caller refuses
 
 
-def _tail(file: BinaryIO, count: int) -> bytes:
-    """The last `count` lines, reading backwards from the end in blocks."""
+def _tail(file: BinaryIO, count: int, limit: int) -> bytes | None:
+    """The last `count` lines, reading backwards in blocks; None once they must be over `limit` bytes."""
     position = file.seek(0, os.SEEK_END)
     blocks: list[bytes] = []
-    newlines = 0
-    # More than `count` newlines guarantees the first of the last `count` lines is complete.
-    while position > 0 and newlines <= count:
+    size = starts = 0  # starts: newlines that begin another line (the file's final one does not)
+    while position > 0 and starts < count:
+        if size > limit:
+            return None  # fewer than `count` lines start in what was read: the answer holds all of it
         step = min(_BLOCK, position)
         position -= step
         file.seek(position)
-        blocks.append(file.read(step))
-        newlines += blocks[-1].count(b"\n")
+        block = file.read(step)
+        starts += block.count(b"\n") - (1 if not blocks and block.endswith(b"\n") else 0)
+        blocks.append(block)
+        size += len(block)
     lines = _split_lines(b"".join(reversed(blocks)))
     if position > 0:
         lines = lines[1:]  # may start mid-line
-    return b"".join(lines[-count:])
+    return b"".join(lines[-count:])  # may be over `limit` too: the caller refuses
 
 
 def _split_lines(data: bytes) -> list[bytes]:

@@ -17,7 +17,6 @@ The turn's calls run through `parallel.execute_batch` (reads together, writes in
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,7 +109,7 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
             result.answer = response.output_text or None
             result.status, result.reason = ("completed", None) if result.answer else ("incomplete", "no_answer")
             return result
-        executions = host.run(partial(execute_batch, parallel=parallel_tool_calls), executor, calls, session)
+        executions = host.run(execute_batch, executor, calls, session, parallel=parallel_tool_calls)
         for execution in executions:
             if execution.error_code == "APPROVAL_REQUIRED":
                 result.pending.append(execution)  # its output is held back until a person decides
@@ -129,7 +128,9 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
 def _record(result: GuardedResult, execution: Execution) -> None:
     result.executions.append(execution)
     result.context.append(execution.feedback_item())
+    notes = execution.notes
     result.trace.append(TraceLink(
         call_id=execution.call_id, alias=execution.tool, arguments_text=execution.arguments_text,
-        arguments=execution.arguments, error_code=execution.error_code, output=as_output(execution.result),
+        arguments=execution.arguments, server=notes.get("server"), tool=notes.get("tool"),
+        mcp_id=notes.get("mcp_id"), error_code=execution.error_code, output=as_output(execution.result),
     ))  # fmt: skip

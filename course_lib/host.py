@@ -13,6 +13,7 @@ JSON-RPC messages (see `connection.py`).
 from __future__ import annotations
 
 import tempfile
+from functools import partial
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -168,9 +169,9 @@ class McpHost:
             return ToolCall(route, arguments, connection.last_call(), protocol_error=error)
         return ToolCall(route, arguments, exchange, result=result)
 
-    def run(self, async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """Run `async_fn(*args)` on the host's event loop, where the connections live, and wait."""
-        return self._portal.call(async_fn, *args)
+    def run(self, async_fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        """Run `async_fn(*args, **kwargs)` on the host's event loop, where the connections live, and wait."""
+        return self._portal.call(partial(async_fn, *args, **kwargs))
 
     def executor_tool(self, alias: str, input_model: type[BaseModel], **contract: Any) -> Tool:
         """An execution-layer `Tool` backed by this host's MCP tool `alias`.
@@ -183,7 +184,13 @@ class McpHost:
         connection = self.connections[route.server]
 
         async def handler(arguments: BaseModel, context: CallContext) -> Any:
-            result, _ = await connection.call_tool(route.tool, arguments.model_dump(exclude_none=True))
+            context.notes.update(server=route.server, tool=route.tool)
+            try:
+                result, exchange = await connection.call_tool(route.tool, arguments.model_dump(exclude_none=True))
+            except MCPError:
+                context.notes["mcp_id"] = connection.last_call().id
+                raise
+            context.notes["mcp_id"] = exchange.id
             if result.is_error:
                 raise ToolError(tool_error_code(result), result_text(result).partition(": ")[2] or result_text(result))
             return result.structured_content if result.structured_content is not None else result_text(result)

@@ -40,3 +40,26 @@ def test_same_key_and_arguments_write_once_and_replay_the_stored_result():
 
     first, again = anyio.run(main)
     assert first == ({"id": 1}, False) and again == ({"id": 1}, True) and effects == [1]
+
+
+def test_concurrent_duplicates_write_once():
+    store, effects = IdempotencyStore(), []
+
+    async def write():
+        effects.append(1)
+        await anyio.sleep(0.05)
+        return {"id": 1}
+
+    async def main():
+        results = []
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(lambda: _collect(results, store.run("k", {"a": 1}, write)))
+        return results
+
+    results = anyio.run(main)
+    assert effects == [1] and sorted(replayed for _, replayed in results) == [False, True, True]
+
+
+async def _collect(results, awaitable):
+    results.append(await awaitable)

@@ -102,3 +102,11 @@ def test_a_rejected_write_never_runs_and_the_model_is_told(setup):
     result = run_guarded_loop(client, host, executor, ALICE, "save it", max_steps=1)
     result = resume(client, host, executor, ALICE, result, approved=set(), max_steps=0)
     assert saved == [] and "rejected" in result.context[-1]["output"]
+
+
+def test_the_trace_links_each_call_id_to_the_mcp_id_that_served_it(setup):
+    host, executor = setup
+    result = run_guarded_loop(make_client(), host, executor, ALICE, "Show /etc/passwd")
+    [link] = result.trace
+    assert (link.server, link.tool, link.error_code) == ("fs", "read_text_file", "FORBIDDEN")
+    assert link.mcp_id == host.connections["fs"].exchanges("tools/call")[-1].id

@@ -1,0 +1,235 @@
+"""Checks for notebook 00 (map and first run).
+
+- `check_kinds(answer)`: label ten recorded objects as "rule", "value" or "result". The truth is
+  measured, not stored: the check runs the task twice for real (first 20 lines, then first 5) and
+  sees which objects changed, and whether each one exists before or only after the server ran.
+- `check_final_text(fn)`: the learner's `final_text(response_json) -> str` is run on real recorded
+  Responses bodies (and two assembled from real items) and compared with the openai SDK's own
+  `Response.output_text`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from openai.types.responses import Response
+
+from course_lib.arguments import quote
+from course_lib.exercises import Solutions, failed, not_answered, passed
+
+KINDS = ("rule", "value", "result")
+
+TASKS = ("Show the first 20 lines of /workspace/notes.txt", "Show the first 5 lines of /workspace/notes.txt")
+"""The two runs whose differences decide each object's kind."""
+
+TWO_READS = "Show the first 3 lines of /workspace/notes.txt and the last 2 lines of /workspace/todo.md"
+
+
+# ---- recording real runs ------------------------------------------------------------------------
+
+
+def _record(task: str, **options: Any) -> dict[str, Any]:
+    """Run `task` once on a fresh course (offline model, in-process files server) and return the
+    JSON bodies that crossed: tools/list, both model exchanges and the first tools/call."""
+    from course_lib.course import start_course
+
+    course = start_course(quiet=True)
+    try:
+        course.run(task, **options)
+        model = course.wire.exchanges
+        calls = course.mcp.exchanges("tools/call")
+        return {
+            "listing": course.mcp.exchanges("tools/list")[0].response,
+            "request_1": model[0].request,
+            "response_1": model[0].response,
+            "mcp_request": calls[0].request if calls else None,
+            "mcp_response": calls[0].response if calls else None,
+            "request_2": model[1].request if len(model) > 1 else None,
+            "response_2": model[1].response if len(model) > 1 else None,
+        }
+    finally:
+        course.close()
+
+
+def _call(run: dict[str, Any]) -> dict[str, Any]:
+    return next(item for item in run["response_1"]["output"] if item["type"] == "function_call")
+
+
+def _feedback(run: dict[str, Any]) -> dict[str, Any]:
+    return next(item for item in run["request_2"]["input"] if item.get("type") == "function_call_output")
+
+
+def _message_text(response: dict[str, Any]) -> str:
+    return "".join(part["text"] for item in response["output"] if item["type"] == "message"
+                   for part in item["content"] if part["type"] == "output_text")  # fmt: skip
+
+
+# ---- exercise 1: rule, value or result ----------------------------------------------------------
+
+OBJECTS: dict[str, tuple[bool, Callable[[dict[str, Any]], Any]]] = {
+    # name: (exists only after the server ran?, how to cut it out of a recorded run)
+    "tools/list: inputSchema": (False, lambda r: r["listing"]["result"]["tools"][0]["inputSchema"]),
+    "request 1: tools[0].parameters": (False, lambda r: r["request_1"]["tools"][0]["parameters"]),
+    "request 1: tools[0].parameters.required": (False, lambda r: r["request_1"]["tools"][0]["parameters"]["required"]),
+    "response 1: function_call.arguments": (False, lambda r: _call(r)["arguments"]),
+    "json.loads(function_call.arguments)": (False, lambda r: json.loads(_call(r)["arguments"])),
+    "tools/call request: params.arguments": (False, lambda r: r["mcp_request"]["params"]["arguments"]),
+    "tools/call response: result.content": (True, lambda r: r["mcp_response"]["result"]["content"]),
+    "tools/call response: result.structuredContent": (True, lambda r: r["mcp_response"]["result"]["structuredContent"]),
+    "request 2: function_call_output.output": (True, lambda r: _feedback(r)["output"]),
+    "response 2: the message's text": (True, lambda r: _message_text(r["response_2"])),
+}
+"""The ten objects of exercise 1, in the order they are made."""
+
+
+def measured_kinds() -> dict[str, tuple[str, Any, Any]]:
+    """Each object's kind, measured on two real runs: (kind, value in run 1, value in run 2).
+
+    Unchanged across the runs → rule. Changed and present before execution → value. Changed and
+    present only after the server ran → result.
+    """
+    runs = [_record(task) for task in TASKS]
+    kinds = {}
+    for name, (after_execution, cut) in OBJECTS.items():
+        first, second = cut(runs[0]), cut(runs[1])
+        kind = "rule" if first == second else "result" if after_execution else "value"
+        kinds[name] = (kind, first, second)
+    return kinds
+
+
+def _shown(first: Any, second: Any) -> str:
+    """Two values side by side, short; by size when their beginnings look the same."""
+    a, b = quote(first, 50), quote(second, 50)
+    if a == b:
+        a, b = (f"{len(json.dumps(v, ensure_ascii=False))} characters of JSON" for v in (first, second))
+    return f"{a} → {b}"
+
+
+def _why(name: str, truth: str, guess: str, first: Any, second: Any) -> str:
+    changed = f"it changed when the task changed ({_shown(first, second)})"
+    if truth == "rule":
+        return (f"'{name}' is a rule, not a {guess}: it was identical in both runs (first 20 lines, then "
+                "first 5), so it says how any call must look, not what this call asks for.")
+    if truth == "value" and guess == "rule":
+        return f"'{name}' is a value, not a rule: {changed}, and it existed before the server ran."
+    if truth == "value":
+        return (f"'{name}' is a value, not a result: it changed with the task, but it existed before the "
+                "server ran — it is what the call asks for, not what execution produced.")
+    if guess == "rule":
+        return f"'{name}' is a result, not a rule: {changed}, and it appeared only after the server ran."
+    return (f"'{name}' is a result, not a value: it changed with the task, and it appeared only after "
+            "the server ran (the tools/call response and what was built from it).")
+
+
+def check_kinds(answer: dict[str, str]) -> bool:
+    """Compare the learner's labels with the kinds measured on two real runs."""
+    if not_answered(answer) or (isinstance(answer, dict) and all(v is ... for v in answer.values())):
+        return failed('Not answered yet: replace each ... with "rule", "value" or "result".')
+    if not isinstance(answer, dict):
+        return failed(f"Give a dict from object name to kind; you gave {type(answer).__name__}.")
+    unknown = [name for name in answer if name not in OBJECTS]
+    if unknown:
+        return failed(f"{unknown[0]!r} is not one of the recorded objects; keep the names of the starter.")
+    missing = [name for name in OBJECTS if name not in answer or answer[name] is ...]
+    if missing:
+        return failed(f"Not answered yet for {missing[0]!r}: give it \"rule\", \"value\" or \"result\".")
+    for name, kind in answer.items():
+        if kind not in KINDS:
+            return failed(f"{name!r}: {kind!r} is not a kind; use \"rule\", \"value\" or \"result\".")
+    for name, (truth, first, second) in measured_kinds().items():
+        if answer[name] != truth:
+            return failed(_why(name, truth, answer[name], first, second))
+    return passed(f"All {len(OBJECTS)} objects labelled as the two real runs show them.")
+
+
+# ---- exercise 2: the final answer's text --------------------------------------------------------
+
+
+def final_text_cases() -> list[tuple[str, dict[str, Any]]]:
+    """(label, Responses body) pairs: recorded from real runs, and two assembled from real items."""
+    one = _record(TASKS[0])
+    two = _record(TWO_READS)
+    call, message = _call(one), one["response_2"]["output"][0]
+    call_then_message = copy.deepcopy(one["response_2"])
+    call_then_message["output"] = [call, message]
+    head, sep, rest = two["response_2"]["output"][0]["content"][0]["text"].partition("\n\n")
+    split = copy.deepcopy(two["response_2"])
+    part = split["output"][0]["content"][0]
+    split["output"][0]["content"] = [dict(part, text=head + sep), dict(part, text=rest)]
+    cases = [
+        ("the final answer, output = [message]", one["response_2"]),
+        ("a tool call only, output = [function_call]", one["response_1"]),
+        ("two tool calls, output = [function_call, function_call]", two["response_1"]),
+        ("a call next to a message, output = [function_call, message]", call_then_message),
+        ("one message in two parts, content = [output_text, output_text]", split),
+    ]
+    for _, body in cases:
+        Response.model_validate(body)  # every case is a valid Responses body
+    return cases
+
+
+def _hint(label: str, expected: str) -> str:
+    if not expected:
+        return "This response has no message: return ''."
+    if "output = [function_call, message]" in label:
+        return "The message is at output[1] here: walk every item and pick them by type."
+    if "two parts" in label:
+        return "Join the text of every output_text part, in order, with nothing in between."
+    return "Take the text of the output_text parts of the message items."
+
+
+def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
+    """Run `fn` on real Responses bodies; compare with the SDK's `output_text`."""
+    if not_answered(fn):
+        return failed("Not answered yet: define final_text(response_json) and pass the function itself.")
+    if not callable(fn):
+        return failed(f"Pass the function itself (final_text, without parentheses); you passed {quote(fn)}.")
+    cases = final_text_cases()
+    for label, body in cases:
+        expected = Response.model_validate(body).output_text
+        try:
+            got = fn(copy.deepcopy(body))
+        except Exception as error:
+            return failed(f"case '{label}': your function crashed with {type(error).__name__}: {error}. "
+                          "Look at each item's 'type' before reading its fields.")
+        if not isinstance(got, str):
+            return failed(f"case '{label}': you returned {quote(got)} ({type(got).__name__}); return a str "
+                          "('' when there is no message).")
+        if got != expected:
+            mine, sdk = quote(got, 50), quote(expected, 50)
+            if mine == sdk:  # same beginning: say how they differ in size
+                mine, sdk = f"{len(got)} characters", f"{len(expected)} characters"
+            return failed(f"case '{label}': you returned {mine}, the SDK's output_text gives {sdk}. "
+                          f"{_hint(label, expected)}")
+    return passed(f"final_text agrees with the SDK's output_text on all {len(cases)} responses.")
+
+
+def _final_text_solution(response_json: dict[str, Any]) -> str:
+    texts = []
+    for item in response_json.get("output", []):
+        if item.get("type") != "message":
+            continue
+        for part in item.get("content", []):
+            if part.get("type") == "output_text":
+                texts.append(part["text"])
+    return "".join(texts)
+
+
+SOLUTIONS: Solutions = {
+    "check_kinds": lambda: {
+        "tools/list: inputSchema": "rule",
+        "request 1: tools[0].parameters": "rule",
+        "request 1: tools[0].parameters.required": "rule",
+        "response 1: function_call.arguments": "value",
+        "json.loads(function_call.arguments)": "value",
+        "tools/call request: params.arguments": "value",
+        "tools/call response: result.content": "result",
+        "tools/call response: result.structuredContent": "result",
+        "request 2: function_call_output.output": "result",
+        "response 2: the message's text": "result",
+    },
+    "check_final_text": lambda: _final_text_solution,
+}

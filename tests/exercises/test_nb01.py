@@ -1,0 +1,83 @@
+"""Wrong answers to notebook 01's exercises get a message that says what is wrong."""
+
+import copy
+
+from course_lib.exercises.nb01 import SEARCH_NOTES, SOLUTIONS, check_strict_search_notes, check_tool_choices
+
+STRICT = SOLUTIONS["check_strict_search_notes"]()
+
+
+def _strict(**properties):
+    schema = copy.deepcopy(STRICT)
+    schema["properties"].update(properties)
+    return schema
+
+
+def test_the_mcp_schema_copied_blindly_is_not_strict(capsys):
+    assert check_strict_search_notes(copy.deepcopy(SEARCH_NOTES.input_schema)) is False
+    assert capsys.readouterr().out.startswith(
+        "✗ Not strict yet: In context=(root), 'required' must list every key in properties; missing 'limit'."
+    )
+
+
+def test_required_without_null_makes_an_optional_property_mandatory(capsys):
+    schema = copy.deepcopy(SEARCH_NOTES.input_schema) | {"required": ["query", "limit"], "additionalProperties": False}
+    assert check_strict_search_notes(schema) is False
+    assert capsys.readouterr().out.startswith("✗ limit was optional: in strict mode the model must always send it")
+
+
+def test_a_nullable_query_is_named(capsys):
+    assert check_strict_search_notes(_strict(query={"type": ["string", "null"]})) is False
+    assert capsys.readouterr().out.startswith("✗ query was required: it must not accept null")
+
+
+def test_a_lost_range_is_named(capsys):
+    assert check_strict_search_notes(_strict(limit={"type": ["integer", "null"]})) is False
+    assert capsys.readouterr().out.startswith("✗ limit lost its range (1 to 20 in the MCP rule); yours accepts 0")
+
+
+def test_a_value_written_into_the_rule_is_not_a_schema(capsys):
+    assert check_strict_search_notes(_strict(limit=20)) is False
+    assert capsys.readouterr().out.startswith(
+        "✗ This is not a valid JSON Schema: 20 is not of type 'object', 'boolean' (at properties/limit)."
+    )
+
+
+def test_a_dropped_property_is_named(capsys):
+    schema = copy.deepcopy(STRICT)
+    del schema["properties"]["limit"]
+    schema["required"] = ["query"]
+    assert check_strict_search_notes(schema) is False
+    assert capsys.readouterr().out.startswith("✗ You dropped the property 'limit'")
+
+
+def test_required_lets_the_model_pick_the_wrong_tool(capsys):
+    assert check_tool_choices({"use_backup": "required", "no_tools": "none"}) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ use_backup: with 'required' the model called fs__read_text_file.")
+    assert "Name the tool this step needs" in out
+
+
+def test_the_original_tool_name_is_refused_by_the_api(capsys):
+    assert check_tool_choices({"use_backup": {"type": "function", "name": "read_text_file"}, "no_tools": "none"}) is False
+    out = capsys.readouterr().out
+    assert "Tool choice 'function' with name 'read_text_file' not found in 'tools' parameter." in out
+    assert "its alias, prefix included" in out
+
+
+def test_a_bare_tool_name_is_not_a_mode(capsys):
+    assert check_tool_choices({"use_backup": "backup__read_text_file", "no_tools": "none"}) is False
+    out = capsys.readouterr().out
+    assert "Invalid value: 'backup__read_text_file'. Supported values are: 'auto', 'none', 'required'." in out
+
+
+def test_auto_does_not_turn_tools_off(capsys):
+    answer = {"use_backup": {"type": "function", "name": "backup__read_text_file"}, "no_tools": "auto"}
+    assert check_tool_choices(answer) is False
+    assert capsys.readouterr().out.startswith("✗ no_tools: with 'auto' the model still called fs__read_text_file")
+
+
+def test_allowed_tools_is_another_right_way_to_pick_backup(capsys):
+    allowed = {"type": "allowed_tools", "mode": "required", "tools": [{"type": "function", "name": "backup__read_text_file"}]}
+    assert check_tool_choices({"use_backup": allowed, "no_tools": "none"}) is True
+    assert capsys.readouterr().out.startswith("✓")

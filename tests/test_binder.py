@@ -1,0 +1,84 @@
+"""Binder: the files repo2docker reads, and a reproduction of its build followed by every notebook
+under nbval — as close to what Binder does as this machine allows (no Docker here)."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+BINDER = REPO / "binder"
+
+
+def _requirements() -> dict[str, str]:
+    pins = {}
+    for line in (BINDER / "requirements.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            match = re.fullmatch(r"([A-Za-z0-9_.\-\[\]]+)==([A-Za-z0-9_.+!\-]+)", line.strip())
+            assert match, f"not a plain pin: {line!r} (no paths, URLs, -e or ranges: they break Binder's image reuse)"
+            pins[re.sub(r"[-_.]+", "-", match.group(1)).lower()] = match.group(2)
+    return pins
+
+
+def test_runtime_is_python_3_12():
+    assert (BINDER / "runtime.txt").read_text().strip() == "python-3.12"
+
+
+def test_requirements_pin_every_dependency_of_the_package():
+    pins = _requirements()
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    for requirement in declared:
+        name = re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9_.\-]+", requirement).group(0)).lower()
+        assert name in pins, f"{name} is a dependency but not pinned in binder/requirements.txt (make binder-requirements)"
+
+
+def test_post_build_installs_the_package_itself_without_dependencies():
+    script = (BINDER / "postBuild").read_text()
+    assert script.startswith("#!/bin/bash") and "set -e" in script
+    assert re.search(r"pip install --no-deps \.$", script, re.M)
+    assert os.access(BINDER / "postBuild", os.X_OK)
+
+
+def _python_312() -> str:
+    """A working Python 3.12 (a pyenv shim on PATH may exist without that version being active)."""
+    candidates = [shutil.which("python3.12"), *sorted(Path.home().glob(".pyenv/versions/3.12*/bin/python3.12"))]
+    working = [str(c) for c in candidates if c and subprocess.run([str(c), "--version"], capture_output=True).returncode == 0]
+    found = working[0] if working else None
+    if found is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI needs python3.12 to reproduce the Binder build")
+        pytest.skip("python3.12 not found: the Binder reproduction needs it")
+    return found
+
+
+def test_a_binder_like_build_runs_every_notebook(tmp_path, node_tools):
+    python = _python_312()
+    repo = tmp_path / "repo"
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    for name in tracked:
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, repo / name)
+    venv = tmp_path / "venv"
+    subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=120)
+    bin_dir = venv / "bin"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "VIRTUAL_ENV", "PYTHON"))}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+
+    def run(*command, cwd=repo, timeout=900):
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+        assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        return done.stdout
+
+    run("python", "-m", "pip", "install", "--quiet", "-r", "binder/requirements.txt")
+    run("bash", "binder/postBuild")  # repo2docker runs it from the repository root
+    where = run("python", "-c", "import course_lib; print(course_lib.__file__)", cwd=tmp_path)
+    assert "site-packages" in where  # installed by postBuild, not found by accident in the checkout
+    run("python", "-m", "pip", "install", "--quiet", "pytest>=8,<10", "nbval>=0.11,<0.12")
+    out = run("python", "-m", "pytest", "notebooks", "--nbval", "--nbval-current-env",
+              "--nbval-sanitize-with", "notebooks/sanitize.cfg", "-q", "-p", "no:cacheprovider")  # fmt: skip
+    assert re.search(r"\d+ passed", out) and "failed" not in out.splitlines()[-1]
