@@ -110,7 +110,11 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
             result.status, result.reason = ("completed", None) if result.answer else ("incomplete", "no_answer")
             return result
         executions = host.run(execute_batch, executor, calls, session, parallel=parallel_tool_calls)
+        answered: set[str] = set()
         for execution in executions:
+            if execution.call_id in answered:
+                continue  # a repeated call_id gets one output (its first call's), never two
+            answered.add(execution.call_id)
             if execution.error_code == "APPROVAL_REQUIRED":
                 result.pending.append(execution)  # its output is held back until a person decides
             else:

@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from course_lib.connection import Exchange, McpConnection
-from course_lib.declarations import alias_for, to_responses_tool
+from course_lib.declarations import ALIAS_SEPARATOR, alias_for, to_responses_tool
 from course_lib.execution import CallContext, Tool, ToolError
 from course_lib.results import result_text, tool_error_code
 
@@ -98,10 +98,12 @@ class McpHost:
         task needs, not every tool a server happens to offer). Returns the new routes.
 
         Raises:
-            ValueError: the prefix is already in use.
+            ValueError: the prefix is already in use, or contains the alias separator `__`.
         """
         if prefix in self.connections:
             raise ValueError(f"a server is already connected under the prefix {prefix!r}")
+        if ALIAS_SEPARATOR in prefix:
+            raise ValueError(f"a prefix may not contain {ALIAS_SEPARATOR!r}: the alias could not be split back")
         cm = self._portal.wrap_async_context_manager(McpConnection(server, name=prefix, mode=mode))
         connection = cm.__enter__()
         self._open.append(cm)

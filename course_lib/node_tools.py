@@ -16,8 +16,6 @@ from mcp.client.stdio import StdioServerParameters
 
 from course_lib.paths import node_dir
 
-NODE_DIR = node_dir()  # TEMPORARY alias while notebook 03b is written; use node_dir()
-
 
 class NodeToolsMissing(RuntimeError):
     """Node.js or the pinned npm packages are not available."""
@@ -34,10 +32,10 @@ def ensure_installed(timeout: float = 600) -> None:
     Raises:
         NodeToolsMissing: Node.js/npm are missing, or `npm install` failed (its output is in the message).
     """
-    if (node_dir() / "node_modules" / ".bin" / "mcp-server-filesystem").exists():
-        return
     if not node_available():
         raise NodeToolsMissing("Node.js is not installed: install `node` and `npm` (Node 20 or newer) to use this part")
+    if (node_dir() / "node_modules" / ".bin" / "mcp-server-filesystem").exists():
+        return
     done = subprocess.run(
         ["npm", "install", "--no-audit", "--no-fund"], cwd=node_dir(), capture_output=True, text=True, timeout=timeout
     )

@@ -51,7 +51,7 @@ def summarize(call: ToolCall, *, hide: list[str]) -> str:
         code = tool_error_code(call.result)
         return f"error: {text if code == 'UPSTREAM_ERROR' else code}"[:90]
     lines = text.split("\n")
-    count = len(lines) - (1 if text.endswith("\n") else 0)
+    count = 0 if not text else len(lines) - (1 if text.endswith("\n") else 0)
     noun = "line" if count == 1 else "lines"
     return f"{count} {noun}" + ("" if text.endswith("\n") or not text else ", no final newline")
 
@@ -67,8 +67,12 @@ def compare(host: McpHost, ours: str, theirs: str, *, roots: list[Path], cases=C
 
 def table(rows: list[Row]) -> str:
     """The comparison as a plain-text table."""
-    header = f"{'case':<17} {'ours':<34} {'reference':<40} same?"
+    w_case = max([len("case")] + [len(r.case) for r in rows])
+    w_ours = max([len("ours")] + [len(r.ours) for r in rows])
+    w_theirs = max([len("reference")] + [len(r.theirs) for r in rows])
+    header = f"{'case':<{w_case}}  {'ours':<{w_ours}}  {'reference':<{w_theirs}}  same?"
     lines = [header, "-" * len(header)]
     for row in rows:
-        lines.append(f"{row.case:<17} {row.ours:<34} {row.theirs:<40} {'yes' if row.agree else 'no'}")
+        same = "yes" if row.agree else "no"
+        lines.append(f"{row.case:<{w_case}}  {row.ours:<{w_ours}}  {row.theirs:<{w_theirs}}  {same}")
     return "\n".join(lines)

@@ -110,3 +110,21 @@ def test_the_trace_links_each_call_id_to_the_mcp_id_that_served_it(setup):
     [link] = result.trace
     assert (link.server, link.tool, link.error_code) == ("fs", "read_text_file", "FORBIDDEN")
     assert link.mcp_id == host.connections["fs"].exchanges("tools/call")[-1].id
+
+
+class Repeating(Scripted):
+    """A model that sends the same call (same call_id) twice in one response."""
+
+    def create(self, **request):
+        response = super().create(**request)
+        response.output.append(response.output[0])
+        return response
+
+
+def test_a_repeated_call_id_gets_exactly_one_output(setup):
+    host, executor = setup
+    client = Repeating("fs__read_text_file", '{"path": "notes.txt", "head": 1, "tail": null}')
+    result = run_guarded_loop(client, host, executor, ALICE, "read it", max_steps=1)
+    outputs = [i for i in result.context if i.get("type") == "function_call_output"]
+    assert len(outputs) == 1 and len(result.executions) == 1
+    assert len(host.connections["fs"].exchanges("tools/call")) == 1  # and it ran once

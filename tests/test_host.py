@@ -49,3 +49,8 @@ def test_two_servers_with_the_same_tool_name_stay_distinguishable(tmp_path):
 def test_prefix_can_only_be_used_once(host):
     with pytest.raises(ValueError, match="already connected"):
         host.add_server("fs", build_server(Workspace(workspace_dir())))
+
+
+def test_a_prefix_with_the_alias_separator_is_refused(host):
+    with pytest.raises(ValueError, match="may not contain '__'"):
+        host.add_server("my__fs", build_server(Workspace(workspace_dir())))

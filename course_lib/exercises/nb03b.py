@@ -1,0 +1,265 @@
+"""Checks for notebook 03b (the reference filesystem server beside ours).
+
+- `check_reference_predictions(predictions)`: four argument sets, four predicted outcomes (a
+  number of lines, or "error"); each set really goes to the reference filesystem server (Node,
+  over stdio) and the first wrong prediction is explained. Without Node.js the check says so and
+  returns False.
+- `check_route(fn)`: the learner's `route(alias, exposed) -> (server, tool)` is run on every alias
+  of a real host (our files server twice, under `fs` and `fs_archive`, and a gateway server whose
+  own tool names already contain "__"), and on names the host never exposed, which must raise
+  `LookupError`. Runs in-process: no Node needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.shared.exceptions import MCPError
+
+from course_lib import node_tools
+from course_lib.exercises import Solutions, failed, not_answered, passed
+
+# ---- exercise 1: predict the reference server ---------------------------------------------------
+
+PREDICTION_CASES: dict[str, dict[str, Any]] = {
+    "A": {"path": "todo.md", "head": 0},
+    "B": {"path": "notes.txt", "tail": 1},
+    "C": {"path": "notes.txt", "head": 2, "tail": 0},
+    "D": {"path": "/workspace/notes.txt", "head": 2},
+}
+"""The arguments objects sent, unchanged, to the reference server's `read_text_file`."""
+
+_WHY = {
+    "A": "head 0 is falsy, so the reference ignores it and reads the whole file (ours refuses head 0)",
+    "B": ("notes.txt ends with a newline and the reference splits on it, so its last 'line' is the empty "
+          "text after that newline: tail 1 returns just that (ours returns the last real line)"),
+    "C": ("tail 0 is falsy, so the reference never sees 'both head and tail' and applies head 2 alone "
+          "(ours refuses tail 0)"),
+    "D": ("/workspace is our server's logical root; the reference only knows real paths, so it refuses this "
+          "one as outside its allowed directories (ours reads it)"),
+}
+
+
+def node_problem() -> str | None:
+    """Why the reference server cannot run here, or None when Node.js and the packages are ready."""
+    if not node_tools.node_available():
+        return "Node.js is not installed: install `node` and `npm` (Node 20 or newer), then `make node-tools`"
+    try:
+        node_tools.ensure_installed()
+    except node_tools.NodeToolsMissing as missing:
+        return str(missing).splitlines()[0]
+    return None
+
+
+def _lines(text: str) -> int:
+    """Lines in `text`: a last line counts even without a final newline; empty text has 0."""
+    from course_lib.fs_server import count_lines
+
+    return count_lines(text)
+
+
+def reference_outcomes() -> dict[str, int | str]:
+    """Send every PREDICTION_CASES set to the real reference server: {label: lines or "error"}.
+
+    Raises:
+        node_tools.NodeToolsMissing: Node.js or the pinned packages are missing.
+    """
+    from course_lib.host import McpHost
+    from course_lib.paths import workspace_dir
+    from course_lib.results import result_text
+
+    with McpHost() as host:
+        host.add_stdio_server("ref", node_tools.reference_server(workspace_dir()), only={"read_text_file"})
+        outcomes: dict[str, int | str] = {}
+        for label, arguments in PREDICTION_CASES.items():
+            call = host.call("ref__read_text_file", dict(arguments))
+            failed_call = call.protocol_error is not None or (call.result is not None and call.result.is_error)
+            outcomes[label] = "error" if failed_call else _lines(result_text(call.result))
+        return outcomes
+
+
+def _shown(outcome: int | str) -> str:
+    if outcome == "error":
+        return "an error"
+    return f"{outcome} line" if outcome == 1 else f"{outcome} lines"
+
+
+def _valid_prediction(value: Any) -> bool:
+    return value == "error" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+
+
+def check_reference_predictions(predictions: dict[str, int | str]) -> bool:
+    """Compare each prediction with what the reference server really returns for that case."""
+    if not_answered(predictions) or (isinstance(predictions, dict) and any(v is ... for v in predictions.values())):
+        return failed('Not answered yet: replace each ... with a number of lines (0 or more) or "error".')
+    if not isinstance(predictions, dict):
+        return failed(f'Give a dict {{"A": ..., "B": ..., "C": ..., "D": ...}}; you gave a {type(predictions).__name__}.')
+    missing = [label for label in PREDICTION_CASES if label not in predictions]
+    if missing:
+        return failed(f"Predict every case: {', '.join(missing)} missing.")
+    for label in PREDICTION_CASES:
+        if not _valid_prediction(predictions[label]):
+            return failed(f'{label}: {predictions[label]!r} is not a prediction; use a number of lines (0 or more) '
+                          'or the string "error".')
+    problem = node_problem()
+    if problem:
+        return failed(f"This check runs the reference server, which needs Node.js: {problem}.")
+    real = reference_outcomes()
+    wrong = [label for label in PREDICTION_CASES if predictions[label] != real[label]]
+    if wrong:
+        label = wrong[0]
+        return failed(f"{len(PREDICTION_CASES) - len(wrong)} of {len(PREDICTION_CASES)} right. {label} "
+                      f"{PREDICTION_CASES[label]}: you predicted {_shown(predictions[label])}, but the reference "
+                      f"returned {_shown(real[label])}: {_WHY[label]}.")
+    return passed(f"all {len(PREDICTION_CASES)} predictions match what the reference server really returned.")
+
+
+# ---- exercise 2: route an alias back to (server, tool) ------------------------------------------
+
+GATEWAY_TOOLS = ("docs__read_text_file", "docs__list_directory")
+"""What the gateway server offers; the exercise host exposes only the first (`only=`)."""
+
+MUST_REFUSE: dict[str, str] = {
+    "gw__docs__list_directory": "the gateway offers docs__list_directory, but only= left it out",
+    "fs__write_file": "no connected server exposes a write_file",
+    "ref__read_text_file": "nothing is connected under the prefix ref in this host",
+    "read_text_file": "a bare tool name has no prefix, and the model only ever sees aliases",
+}
+"""Names the host never exposed, and why each must be refused before anything is sent."""
+
+
+def gateway_server() -> Server:
+    """A server that bundles others and already namespaces its own tools: `docs__read_text_file`
+    (reads a file of the workspace's `docs/` folder) and `docs__list_directory` (its file names)."""
+    from course_lib.arguments import ArgumentsError, input_schema, validate_read_args
+    from course_lib.fs_server import ToolFailure, Workspace
+    from course_lib.paths import workspace_dir
+
+    docs = Workspace(workspace_dir() / "docs")
+    tools = [
+        types.Tool(name=GATEWAY_TOOLS[0], description="Read a text file of the docs folder (e.g. mcp.md).",
+                   input_schema=input_schema()),
+        types.Tool(name=GATEWAY_TOOLS[1], description="List the file names of the docs folder.",
+                   input_schema={"type": "object", "properties": {}, "additionalProperties": False}),
+    ]
+
+    def text_result(text: str, *, is_error: bool = False) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=is_error)
+
+    async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == GATEWAY_TOOLS[1]:
+            return text_result("\n".join(sorted(p.name for p in docs.root.iterdir() if p.is_file())))
+        if params.name != GATEWAY_TOOLS[0]:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name[:64]}")
+        try:
+            return text_result(docs.read_text_file(validate_read_args(params.arguments or {})))
+        except (ArgumentsError, ToolFailure) as failure:
+            return text_result(f"{failure.code}: {failure.message}", is_error=True)
+
+    return Server("gateway", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+
+
+def routing_host():
+    """A real host: our files server under `fs` (the workspace) and `fs_archive` (its `docs/`
+    folder), and the gateway under `gw` with only `docs__read_text_file` exposed. Close it after use."""
+    from course_lib.fs_server import Workspace, build_server
+    from course_lib.host import McpHost
+    from course_lib.paths import workspace_dir
+
+    host = McpHost()
+    try:
+        host.add_server("fs", build_server(Workspace(workspace_dir())))
+        host.add_server("fs_archive", build_server(Workspace(workspace_dir() / "docs"), name="archive"))
+        host.add_server("gw", gateway_server(), only={GATEWAY_TOOLS[0]})
+    except BaseException:
+        host.close()
+        raise
+    return host
+
+
+def exposed_tools(host=None) -> dict[str, list[str]]:
+    """What the app recorded when it connected: {server prefix: [original names of exposed tools]}."""
+    if host is None:
+        host = routing_host()
+        try:
+            return exposed_tools(host)
+        finally:
+            host.close()
+    exposed: dict[str, list[str]] = {}
+    for route in host.routes.values():
+        exposed.setdefault(route.server, []).append(route.tool)
+    return exposed
+
+
+def _what_it_reached(host, server: Any, tool: Any) -> str:
+    """Send the call the learner's route would send, and say what really answered."""
+    if server not in host.connections:
+        return f"no server is connected under {server!r}, so nothing could be sent"
+    try:
+        result, _ = host.run(host.connections[server].call_tool, tool, {"path": "mcp.md", "head": 1})
+    except MCPError as error:
+        return f"server {server!r} answered with a JSON-RPC error ({error.message})"
+    except Exception as error:  # e.g. a tool name that is not a string: refused before sending
+        return f"the call could not even be sent ({type(error).__name__})"
+    outcome = "a tool error" if result.is_error else "a result"
+    return f"it reached server {server!r}, tool {tool!r}, which returned {outcome}"
+
+
+def check_route(fn: Callable[[str, dict[str, list[str]]], tuple[str, str]]) -> bool:
+    """Run `fn(alias, exposed)` on every real alias of `routing_host()`, then on names it must refuse."""
+    if not_answered(fn):
+        return failed("Not answered yet: define route(alias, exposed) and pass the function itself.")
+    if not callable(fn):
+        return failed(f"Pass the function itself (route, without parentheses); you passed {fn!r}.")
+    host = routing_host()
+    try:
+        exposed = exposed_tools(host)
+        for alias, real in host.routes.items():
+            try:
+                got = fn(alias, {k: list(v) for k, v in exposed.items()})
+            except Exception as error:
+                return failed(f"route({alias!r}) raised {type(error).__name__}: {error}; it should give "
+                              f"{(real.server, real.tool)!r}. A tool name may itself contain '__'.")
+            if not isinstance(got, (tuple, list)) or len(got) != 2:
+                return failed(f"route({alias!r}) must return a (server, tool) pair; it returned {got!r}.")
+            if tuple(got) != (real.server, real.tool):
+                sibling = (f" ({real.server!r} merely starts with the characters {got[0]!r}: compare the whole "
+                           "prefix up to the '__', not a string prefix)"
+                           if isinstance(got[0], str) and real.server.startswith(f"{got[0]}_") else "")
+                return failed(f"route({alias!r}) gave {tuple(got)!r}, but the host recorded "
+                              f"{(real.server, real.tool)!r}{sibling}; sent as you routed it, "
+                              f"{_what_it_reached(host, *got)}.")
+        for alias, why in MUST_REFUSE.items():
+            try:
+                got = fn(alias, {k: list(v) for k, v in exposed.items()})
+            except LookupError:
+                continue
+            except Exception as error:
+                return failed(f"route({alias!r}) raised {type(error).__name__}; raise LookupError (KeyError is "
+                              f"one) for a name the host never exposed, so the loop can report an unknown tool.")
+            return failed(f"route({alias!r}) returned {got!r}, yet the host never exposed that name ({why}): "
+                          "raise LookupError so nothing is sent.")
+    finally:
+        host.close()
+    return passed(f"all {len(host.routes)} aliases routed to the recorded server and tool, and "
+                  f"{len(MUST_REFUSE)} names the host never exposed refused.")
+
+
+def _route_solution(alias: str, exposed: dict[str, list[str]]) -> tuple[str, str]:
+    for server, tools in exposed.items():
+        head = f"{server}__"
+        if alias.startswith(head) and alias[len(head):] in tools:
+            return server, alias[len(head):]
+    raise LookupError(f"unknown tool {alias!r}")
+
+
+SOLUTIONS: Solutions = {
+    "check_reference_predictions": lambda: {"A": 8, "B": 0, "C": 2, "D": "error"},
+    "check_route": lambda: _route_solution,
+}

@@ -1,0 +1,119 @@
+"""The notebook 07 checks name the specific thing a wrong answer gets wrong."""
+
+import pytest
+
+from course_lib.exercises import nb07
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+def run(check, answer, capsys):
+    result = check(answer)
+    out = capsys.readouterr().out
+    assert result is False and out.startswith("✗")
+    return out
+
+
+# ---- pair_outputs -----------------------------------------------------------------------------
+
+
+def by_call_id_without_checks(calls, outputs):
+    texts = {item["call_id"]: item["output"] for item in outputs}
+    return {call.call_id: texts[call.call_id] for call in calls}
+
+
+def test_pairing_by_position_is_caught_when_outputs_arrive_in_finishing_order(capsys):
+    out = run(nb07.check_pair_outputs, lambda calls, outputs: {
+        call.call_id: item["output"] for call, item in zip(calls, outputs)}, capsys)  # fmt: skip
+    assert "outputs in the order they finished" in out
+    assert "got the output of" in out and "Pair by call_id, not by position" in out
+
+
+def test_keys_in_arrival_order_are_caught(capsys):
+    def arrival_order(calls, outputs):
+        paired = by_call_id_without_checks(calls, outputs)
+        return {item["call_id"]: paired[item["call_id"]] for item in outputs}
+
+    assert "right pairs, wrong order" in run(nb07.check_pair_outputs, arrival_order, capsys)
+
+
+def test_a_reused_call_id_must_be_refused(capsys):
+    out = run(nb07.check_pair_outputs, by_call_id_without_checks, capsys)
+    assert "a call_id reused with different arguments" in out and "Raise ValueError" in out
+
+
+def test_an_exact_repeat_must_not_be_refused(capsys):
+    def refuse_every_repeat(calls, outputs):
+        ids = [call.call_id for call in calls]
+        if len(ids) != len(set(ids)):
+            raise ValueError("repeated call_id")
+        return by_call_id_without_checks(calls, outputs)
+
+    out = run(nb07.check_pair_outputs, refuse_every_repeat, capsys)
+    assert "an exact repeat is the same call" in out
+
+
+def test_an_orphan_output_must_be_refused(capsys):
+    def ignore_orphans(calls, outputs):
+        known = {call.call_id for call in calls}
+        return nb07.SOLUTIONS["check_pair_outputs"]()(calls, [o for o in outputs if o["call_id"] in known])
+
+    out = run(nb07.check_pair_outputs, ignore_orphans, capsys)
+    assert "call_never_made" in out and "No tool call found" in out
+
+
+def test_a_value_instead_of_the_function_is_named(capsys):
+    assert "Pass the function itself" in run(nb07.check_pair_outputs, {"call_1": "text"}, capsys)
+
+
+# ---- plan -------------------------------------------------------------------------------------
+
+
+def test_one_wave_for_everything_puts_a_write_with_reads(capsys):
+    out = run(nb07.check_plan, lambda calls, tools: [[c.call_id for c in calls]] if calls else [], capsys)
+    assert "case 'read, save, read'" in out and "call_w1 (save_note) has a side effect: it runs alone" in out
+
+
+def test_one_wave_per_call_wastes_rounds(capsys):
+    out = run(nb07.check_plan, lambda calls, tools: [[c.call_id] for c in calls], capsys)
+    assert "case 'three reads from the model'" in out and "merge them" in out
+
+
+def test_reads_first_then_writes_breaks_the_model_order(capsys):
+    def reads_first(calls, tools):
+        reads = [c.call_id for c in calls if c.name in tools and not tools[c.name].side_effect]
+        return ([reads] if reads else []) + [[c.call_id] for c in calls if c.call_id not in reads]
+
+    out = run(nb07.check_plan, reads_first, capsys)
+    assert "runs call_r2 before call_w1" in out and "keep the model's order" in out
+
+
+def test_an_unknown_tool_treated_as_a_read_is_caught(capsys):
+    def unknown_is_read(calls, tools):
+        waves, reads = [], []
+        for call in calls:
+            if call.name in tools and tools[call.name].side_effect:
+                waves += [reads, [call.call_id]] if reads else [[call.call_id]]
+                reads = []
+            else:
+                reads.append(call.call_id)
+        return waves + ([reads] if reads else [])
+
+    out = run(nb07.check_plan, unknown_is_read, capsys)
+    assert "delete_file, which is not in the registry" in out
+
+
+def test_a_dropped_write_is_named(capsys):
+    out = run(nb07.check_plan, lambda calls, tools: [[c.call_id for c in calls if not tools[c.name].side_effect]], capsys)
+    assert "call_w1 (save_note) is missing from your plan" in out
+
+
+def test_a_crash_on_an_unknown_tool_is_explained(capsys):
+    def crashes(calls, tools):
+        return nb07.SOLUTIONS["check_plan"]()([c for c in calls if tools[c.name]], tools)
+
+    out = run(nb07.check_plan, crashes, capsys)
+    assert "raised KeyError" in out and "tools.get(call.name)" in out
