@@ -1,0 +1,81 @@
+"""Checks for notebook 08 (explore: which objects change).
+
+Each exercise names two runs that differ in one condition; the learner answers with the set of
+panel names that change from the first run to the second. The check runs both for real with a
+fresh `Explorer` (model, parsing, MCP call, feedback) and compares with what really changed.
+
+- `check_tail_parse_only`: tail 3 → tail 10, "parse only" on in both runs.
+- `check_other_server`: two servers connected; the same read from `fs`, then from `arch`.
+- `check_not_sent_back`: head 20 → 5, "don't send the result back" on in both runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.explorer import GROUPS, PANELS, Explorer, Snapshot
+
+SCENARIOS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "check_tail_parse_only": (dict(head=None, tail=3, parse_only=True), dict(head=None, tail=10, parse_only=True)),
+    "check_other_server": (dict(head=5, two_servers=True, server="fs"), dict(head=5, two_servers=True, server="arch")),
+    "check_not_sent_back": (dict(head=20, send_back=False), dict(head=5, send_back=False)),
+}
+"""For each check: the inputs of the first run and of the second (keyword arguments of `Explorer.run`)."""
+
+
+def real_change(first: dict[str, Any], second: dict[str, Any]) -> Snapshot:
+    """Run `first`, then `second`, with a fresh explorer; return the second run's snapshot."""
+    with Explorer() as explorer:
+        explorer.run(**first)
+        return explorer.run(**second)
+
+
+def _quoted(text: str, limit: int = 50) -> str:
+    one = " ".join(text.split())
+    return repr(one if len(one) <= limit else one[: limit - 1] + "…")
+
+
+def _judge(answer: Any, scenario: str) -> bool:
+    """Compare the learner's set of panel names with the panels that really changed."""
+    if not_answered(answer):
+        return failed('Not answered yet: give the set of panel names that change, e.g. {"arguments", "parsed"}.')
+    if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple)):
+        return failed(f"Give a set of panel names such as {{'arguments'}}, not {type(answer).__name__} {answer!r}.")
+    unknown = [name for name in answer if name not in PANELS]
+    if unknown:
+        return failed(f"{unknown[0]!r} is not a panel name; the panels are: {', '.join(PANELS)}.")
+    snap = real_change(*SCENARIOS[scenario])
+    chosen = set(answer)
+    for name in PANELS:  # pipeline order: the first mistake along the chain is reported
+        panel = snap.panels[name]
+        if name in snap.changed and name not in chosen:
+            return failed(f"{name!r} changed too: {panel.change()} (now {_quoted(panel.text)}).")
+        if name in chosen and name not in snap.changed:
+            why = " A declaration is a rule: no value of one call is in it." if name in GROUPS["rule"] else ""
+            return failed(f"{name!r} did not change: it is {_quoted(panel.text)} in both runs.{why}")
+    listed = ", ".join(name for name in PANELS if name in snap.changed)
+    return passed(f"exactly these changed in the real runs: {listed}; the other {len(PANELS) - len(snap.changed)} "
+                  "stayed the same.")
+
+
+def check_tail_parse_only(answer: Any) -> bool:
+    """Which panels change when only `tail` changes (3 → 10) and nothing is executed?"""
+    return _judge(answer, "check_tail_parse_only")
+
+
+def check_other_server(answer: Any) -> bool:
+    """Which panels change when the same read goes to the `arch` server instead of `fs`?"""
+    return _judge(answer, "check_other_server")
+
+
+def check_not_sent_back(answer: Any) -> bool:
+    """Which panels change when head goes 20 → 5 but the result is never sent back?"""
+    return _judge(answer, "check_not_sent_back")
+
+
+SOLUTIONS: Solutions = {
+    "check_tail_parse_only": lambda: {"arguments", "parsed"},
+    "check_other_server": lambda: {"mcp_result", "function_call_output", "answer"},
+    "check_not_sent_back": lambda: {"arguments", "parsed", "mcp_arguments", "mcp_result", "function_call_output"},
+}

@@ -1,0 +1,430 @@
+"""The "which objects change" explorer: run one real read, change one condition, run it again.
+
+Each run goes through the whole course pipeline — the model client (offline model or the real
+endpoint), the `arguments` text, parsing, the MCP `tools/call` over the recorded connection, the
+feedback item and the final answer — and shows eight objects grouped as rule / value / result.
+Every object is marked "changed" or "unchanged" against the previous run.
+
+    explorer = Explorer(course)      # the course's model client; its own MCP host, so it counts reads
+    explorer.run(head=20)            # the baseline: every panel says "first run"
+    explorer.run(head=5).changed     # {'arguments', 'parsed', 'mcp_arguments', 'mcp_result', ...}
+    ExplorerWidget(explorer)         # the same as an ipywidgets 8 interface
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import json
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+
+from course_lib.arguments import ArgumentsError, parse_arguments_text, validate_read_args
+from course_lib.backend import http_transport, make_client, model_name
+from course_lib.fs_server import Workspace, build_server
+from course_lib.host import McpHost
+from course_lib.loop import LoopResult, run_loop
+from course_lib.paths import workspace_dir
+from course_lib.wire import HttpCapture
+
+DEFAULT_PATH = "/workspace/notes.txt"
+OUTSIDE_PATH = "/etc/passwd"  # what "path outside the workspace" asks for: a valid string, not a permission
+GROUPS = {
+    "rule": ("input_schema", "parameters"),
+    "value": ("arguments", "parsed", "mcp_arguments"),
+    "result": ("mcp_result", "function_call_output", "answer"),
+}
+PANELS = tuple(name for names in GROUPS.values() for name in names)
+"""The eight objects in pipeline order; these are the panel names everywhere."""
+GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
+LABELS = {
+    "input_schema": "MCP tools/list → inputSchema", "parameters": "Responses tools[].parameters",
+    "arguments": "function_call.arguments (JSON text)", "parsed": "the parsed object",
+    "mcp_arguments": "MCP tools/call → params.arguments", "mcp_result": "MCP tools/call → result",
+    "function_call_output": "function_call_output (the feedback)", "answer": "the final answer",
+}
+GROUP_TITLES = {"rule": "RULE · the declarations: fixed for the task", "value": "VALUE · this call's input",
+                "result": "RESULT · only after real execution"}
+NOT_EXECUTED = "not executed"
+ARCHIVE_NOTES = "".join(f"Archived note {i}: it lives on the archive server only.\n" for i in range(1, 9))
+_TOKENS = re.compile(r"\s*(?:\w+|[^\w\s])|\s+")  # a word or a sign, with the spaces before it
+_COLORS = {"rule": "#4b5563", "value": "#b45309", "result": "#047857"}
+_BADGES = {"changed": "#fde68a", "unchanged": "#e5e7eb", "first run": "#dbeafe", "not run yet": "#fff"}
+_DEL = '<del style="background:#fecaca;color:#7f1d1d">{}</del>'
+_INS = '<ins style="background:#bbf7d0;text-decoration:none">{}</ins>'
+
+
+def compose_request(path: str = DEFAULT_PATH, head: int | None = None, tail: int | None = None,
+                    server: str | None = None) -> str:
+    """The user's request for one read, e.g. "Show the first 5 lines of /workspace/notes.txt".
+
+    Raises:
+        ValueError: both head and tail are set (the tool refuses both at once).
+    """
+    if head and tail:
+        raise ValueError("set head or tail, not both: read_text_file refuses both at once")
+    count = head or tail
+    lines = f"the {'first' if head else 'last'} {count} line{'s' * (count != 1)} of " if count else "all of "
+    return f"Show {lines}{path}" + (f" using the {server} server" if server else "")
+
+
+def diff_segments(before: str, after: str) -> list[tuple[str, str]]:
+    """A two-level difflib diff as ("=", same), ("-", removed) and ("+", inserted) segments.
+
+    Lines are compared first; a line replaced by a similar one is compared token by token, so
+    `"head":20` → `"head":5` gives just `20` → `5`.
+    """
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out: list[tuple[str, str]] = []
+
+    def both(old: str, new: str) -> None:
+        out.extend((sign, text) for sign, text in (("-", old), ("+", new)) if text)
+
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(("=", "".join(a[i1:i2])))
+        elif op == "replace" and i2 - i1 == j2 - j1:
+            for old, new in zip(a[i1:i2], b[j1:j2]):
+                x, y = _TOKENS.findall(old), _TOKENS.findall(new)
+                tokens = difflib.SequenceMatcher(None, x, y, autojunk=False)
+                if tokens.ratio() < 0.6 and tokens.find_longest_match().size * 2 < min(len(x), len(y)):
+                    both(old, new)  # unrelated lines: one removal, one insertion
+                    continue
+                for o, k1, k2, m1, m2 in tokens.get_opcodes():
+                    out.append(("=", "".join(y[m1:m2]))) if o == "equal" else both("".join(x[k1:k2]), "".join(y[m1:m2]))
+        else:
+            both("".join(a[i1:i2]), "".join(b[j1:j2]))
+    return out
+
+
+def _short(text: str, limit: int = 60) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def _fragment(text: str) -> str:
+    text = text.strip() or text
+    return repr(text) if len(text) <= 40 else f"{len(text)} chars"
+
+
+def _json(obj: Any) -> str:
+    return json.dumps(obj, indent=2, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One object of one run: its text now, and its text in the previous run (None on the first)."""
+
+    name: str
+    text: str
+    before: str | None = None
+
+    @property
+    def status(self) -> str:
+        """ "first run", "changed" or "unchanged" (relative to the previous run)."""
+        return "first run" if self.before is None else "unchanged" if self.before == self.text else "changed"
+
+    def diff_html(self) -> str:
+        """The text now as HTML; when changed, insertions in <ins>, removals in <del> (long ones cut)."""
+        if self.status != "changed":
+            return html.escape(self.text)
+        cut = lambda t: t if len(t) <= 60 else f"{t[:40]}… (−{len(t)} chars)"  # noqa: E731
+        return "".join(_DEL.format(html.escape(cut(t))) if s == "-" else _INS.format(html.escape(t)) if s == "+"
+                       else html.escape(t) for s, t in diff_segments(self.before or "", self.text))
+
+    def change(self, limit: int = 3) -> str:
+        """What changed, on one line, e.g. "'20' → '5', removed 1177 chars" (empty when not changed)."""
+        if self.status != "changed":
+            return ""
+        parts, todo = [], [s for s in diff_segments(self.before or "", self.text) if s[0] != "="]
+        while todo:
+            sign, text = todo.pop(0)
+            if sign == "-" and todo and todo[0][0] == "+":
+                parts.append(f"{_fragment(text)} → {_fragment(todo.pop(0)[1])}")
+            else:
+                parts.append(f"{'removed' if sign == '-' else 'added'} {_fragment(text)}")
+        return ", ".join(parts[:limit]) + (" …" if len(parts) > limit else "")
+
+
+@dataclass
+class Snapshot:
+    """One run: the request, the eight panels, the two ids, the real file reads, the model requests.
+
+    Displayed in a notebook it is a table (text/plain and text/html), readable without widgets.
+    """
+
+    request: str
+    panels: dict[str, Panel]
+    ids: dict[str, Panel]  # "call_id" (model ⇄ app) and "mcp_id" (app ⇄ server)
+    route: str
+    reads: int
+    reads_delta: int
+    model_requests: int
+    run: int = 1
+
+    @property
+    def changed(self) -> set[str]:
+        """Names of the panels that changed since the previous run."""
+        return {name for name, panel in self.panels.items() if panel.status == "changed"}
+
+    @property
+    def unchanged(self) -> set[str]:
+        """Names of the panels that did not change since the previous run."""
+        return {name for name, panel in self.panels.items() if panel.status == "unchanged"}
+
+    def header(self) -> str:
+        """Two lines: the request; then the route, both ids, the real reads and the model requests."""
+        ids = " · ".join(f"{name} {p.text} ({p.status})" for name, p in self.ids.items())
+        return (f"run {self.run}: {self.request!r}\n{self.route} · {ids} · real file reads {self.reads} "
+                f"({self.reads_delta:+d}) · model requests {self.model_requests}")
+
+    def table(self) -> str:
+        """The run as a plain-text table: per panel, what changed or (if nothing did) its value."""
+        rows = [self.header(), f"{'group':<7} {'object':<21} {'status':<10} what changed / value now"]
+        rows += [f"{GROUP_OF[n]:<7} {n:<21} {p.status:<10} {p.change() or _short(p.text)}" for n, p in self.panels.items()]
+        return "\n".join(rows)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self.table())
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{GROUP_OF[n]}</td><td><code>{n}</code></td><td><b>{p.status}</b></td><td style='text-align:"
+            "left'><pre style='margin:0;max-height:9em;overflow:auto;white-space:pre-wrap'>"
+            f"{p.diff_html() if p.status == 'changed' else html.escape(_short(p.text, 90))}</pre></td></tr>"
+            for n, p in self.panels.items()
+        )  # fmt: skip
+        head = "<tr><th>group</th><th>object</th><th>status</th><th style='text-align:left'>diff / value now</th></tr>"
+        return f"<p>{html.escape(self.header()).replace(chr(10), '<br>')}</p><table>{head}{rows}</table>"
+
+
+class Explorer:
+    """Runs reads through the real pipeline and compares each run with the previous one.
+
+    It builds its own hosts (`McpHost` + `build_server`), so it holds the `Workspace` objects and
+    counts real file reads. With `two_servers`, a second files server over a temporary folder is
+    connected under the prefix `arch` beside `fs`: both declare `read_text_file`. `course` (from
+    `start_course()`) lends its model client and wire capture; without it the explorer makes its
+    own on the configured backend. Use it as a context manager, or call `close()`.
+    """
+
+    def __init__(self, course: Any = None, workspace: Path | None = None) -> None:
+        self.wire: HttpCapture = course.wire if course else HttpCapture(http_transport())
+        self.client = course.client if course else make_client(transport=self.wire)
+        self.workspace = Workspace(workspace or workspace_dir())
+        self.archive: Workspace | None = None
+        self.last: Snapshot | None = None
+        self._hosts: dict[bool, McpHost] = {}
+        self._archive_dir: tempfile.TemporaryDirectory[str] | None = None  # removed by close(), or at exit
+
+    def host(self, two_servers: bool = False) -> McpHost:
+        """The host with one server (`fs`) or two (`fs` and `arch`), connected on first use."""
+        if two_servers not in self._hosts:
+            host = McpHost()
+            host.add_server("fs", build_server(self.workspace))
+            if two_servers:
+                self._archive_dir = tempfile.TemporaryDirectory(prefix="course-archive-")
+                (Path(self._archive_dir.name) / "notes.txt").write_text(ARCHIVE_NOTES, encoding="utf-8")
+                self.archive = Workspace(Path(self._archive_dir.name))
+                host.add_server("arch", build_server(self.archive, name="archive"))
+            self._hosts[two_servers] = host
+        return self._hosts[two_servers]
+
+    @property
+    def reads(self) -> int:
+        """Real file reads so far on every connected server (the `Workspace.reads` counters)."""
+        return self.workspace.reads + (self.archive.reads if self.archive else 0)
+
+    def run(self, request: str | None = None, *, path: str = DEFAULT_PATH, head: int | None = 20,
+            tail: int | None = None, server: str = "fs", two_servers: bool = False, outside: bool = False,
+            parse_only: bool = False, send_back: bool = True) -> Snapshot:
+        """Run one read for real and return its `Snapshot`, compared with the previous run.
+
+        `request` is sent as is; without it the request is composed from path/head/tail (and the
+        server, when two are connected). `outside` asks for OUTSIDE_PATH instead of `path`.
+        `parse_only` stops after parsing (nothing is sent to a server); `send_back=False` executes
+        the call but never sends its result back (one model request only). Panels show the first
+        call the model made.
+
+        Raises:
+            ValueError: both head and tail, or a server other than `fs` without `two_servers`.
+        """
+        if server != "fs" and not two_servers:
+            raise ValueError(f"the {server!r} server is connected only when two_servers=True")
+        text = request or compose_request(OUTSIDE_PATH if outside else path, head, tail, server if two_servers else None)
+        host, reads, sent = self.host(two_servers), self.reads, len(self.wire.exchanges)
+        if parse_only:  # the very request run_loop would send first, and nothing after it
+            loop, first = None, self.client.responses.create(
+                model=model_name(), input=[{"role": "user", "content": text}], tools=host.responses_tools(),
+                tool_choice="auto", parallel_tool_calls=True,
+            )  # fmt: skip
+        else:
+            loop = run_loop(self.client, host, text, max_steps=4 if send_back else 1)
+            first = loop.responses[0]
+        call = next((item for item in first.output if item.type == "function_call"), None)
+        if call is None:
+            texts = dict.fromkeys(PANELS, "no call: the model answered in text") | {"answer": first.output_text}
+            ids, route = {"call_id": "none", "mcp_id": "none"}, "no tool call"
+        else:
+            texts, ids, route = self._texts(host, call, self.wire.exchanges[sent].request["tools"], loop)
+            texts["answer"] = (
+                f"{NOT_EXECUTED}: nothing ran, so there is nothing to answer from" if loop is None
+                else "not answered: the result was never sent back, so the model was not asked again"
+                if not send_back else loop.answer or f"no answer ({loop.reason})"
+            )  # fmt: skip
+        before = self.last
+        self.last = Snapshot(
+            request=text,
+            panels={n: Panel(n, texts[n], before.panels[n].text if before else None) for n in PANELS},
+            ids={n: Panel(n, v, before.ids[n].text if before else None) for n, v in ids.items()},
+            route=route, reads=self.reads, reads_delta=self.reads - reads,
+            model_requests=len(self.wire.exchanges) - sent, run=before.run + 1 if before else 1,
+        )  # fmt: skip
+        return self.last
+
+    @staticmethod
+    def _texts(host: McpHost, call: Any, sent_tools: list[dict[str, Any]],
+               loop: LoopResult | None) -> tuple[dict[str, str], dict[str, str], str]:
+        """The panels' texts, the two ids and the route line, read from what was recorded."""
+        route = host.route(call.name)
+        connection = host.connections[route.server]
+        listed = connection.exchanges("tools/list")[-1].response["result"]["tools"]
+        texts = {
+            "input_schema": _json(next(t["inputSchema"] for t in listed if t["name"] == route.tool)),
+            "parameters": _json(next(t["parameters"] for t in sent_tools if t["name"] == call.name)),
+            "arguments": call.arguments,
+        }
+        try:
+            parsed = parse_arguments_text(call.arguments)
+            texts["parsed"] = f"{type(parsed).__name__} {parsed!r}"
+            validate_read_args(parsed)
+            texts["parsed"] += "\n✓ valid against the rule (inputSchema)"
+        except ArgumentsError as error:
+            texts["parsed"] = texts.get("parsed", "not parsed") + f"\n✗ {error.message}"
+        line = f"model called {call.name} → server {route.server}, tool {route.tool}"
+        link = next((t for t in loop.trace if t.call_id == call.call_id), None) if loop else None
+        feedback = next((i for i in loop.context if i.get("type") == "function_call_output"
+                         and i["call_id"] == call.call_id), None) if loop else None
+        texts["function_call_output"] = _json(feedback) if feedback else NOT_EXECUTED
+        if link is None or link.mcp_id is None:  # parse only, or the app refused before sending
+            texts["mcp_arguments"] = "not sent (parse only: no tools/call)" if loop is None else "not sent"
+            texts["mcp_result"] = NOT_EXECUTED
+            return texts, {"call_id": call.call_id, "mcp_id": "not sent"}, line
+        exchange = next(e for e in connection.exchanges("tools/call") if e.id == link.mcp_id)
+        texts["mcp_arguments"] = _json(exchange.request["params"]["arguments"])
+        texts["mcp_result"] = _json(exchange.response.get("result", exchange.response.get("error")))
+        return texts, {"call_id": call.call_id, "mcp_id": f"{exchange.id} on {route.server}"}, line
+
+    def close(self) -> None:
+        """Close the hosts and remove the archive server's temporary folder."""
+        for host in self._hosts.values():
+            host.close()
+        self._hosts.clear()
+        if self._archive_dir is not None:
+            self._archive_dir.cleanup()
+
+    def __enter__(self) -> Explorer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _panel_html(name: str, panel: Panel | None) -> str:
+    status, color = panel.status if panel else "not run yet", _COLORS[GROUP_OF[name]]
+    note = f'<div style="font-size:11px;line-height:1.3;color:#92400e">{html.escape(panel.change())}</div>' if panel else ""
+    return (f'<div style="border:1px solid #d1d5db;border-left:4px solid {color};border-radius:4px;padding:3px 6px;'
+            'margin:0 0 6px"><div style="display:flex;justify-content:space-between;gap:6px"><b style="font-size:'
+            f'12px">{html.escape(LABELS[name])}</b><span class="explorer-status" style="background:{_BADGES[status]};'
+            f'border-radius:8px;padding:0 7px;font-size:11px">{status}</span></div>{note}<pre style="margin:3px 0 0;'
+            'max-height:150px;overflow:auto;white-space:pre-wrap;word-break:break-word;font-size:11px;line-height:'
+            f'1.3">{panel.diff_html() if panel else ""}</pre></div>')
+
+
+class ExplorerWidget(widgets.VBox):
+    """The explorer as an ipywidgets 8 interface: inputs, toggles, a Run button and the panels.
+
+    Stable DOM hooks (the browser test uses them): the container has class `explorer`; each panel
+    `explorer-panel-<name>`, with its status text in `.explorer-status`; each input
+    `explorer-input-<name>`; the button `explorer-run`; the run summary `explorer-summary`.
+    """
+
+    DEFAULTS = {"request": "", "path": DEFAULT_PATH, "head": 20, "tail": 0, "server": "fs"}  # the rest: False
+
+    def __init__(self, explorer: Explorer | None = None, **kwargs: Any) -> None:
+        self.explorer = explorer or Explorer()
+        self.snapshot: Snapshot | None = None
+        self.inputs: dict[str, widgets.ValueWidget] = {
+            "request": widgets.Text(description="request", placeholder="empty: built from path, head and tail",
+                                    layout=widgets.Layout(width="95%")),
+            "path": widgets.Text(DEFAULT_PATH, description="path"),
+            "head": widgets.BoundedIntText(20, min=0, max=10_000, description="head (0: none)"),
+            "tail": widgets.BoundedIntText(0, min=0, max=10_000, description="tail (0: none)"),
+            "server": widgets.Dropdown(options=["fs", "arch"], description="server", disabled=True),
+            "parse_only": widgets.Checkbox(False, description="parse only, don't execute"),
+            "dont_send_back": widgets.Checkbox(False, description="don't send the result back"),
+            "outside": widgets.Checkbox(False, description="path outside the workspace"),
+            "two_servers": widgets.Checkbox(False, description="two servers, same tool name"),
+        }  # fmt: skip
+        for name, control in self.inputs.items():
+            control.style.description_width = "initial"
+            control.add_class(f"explorer-input-{name}")
+        self.inputs["two_servers"].observe(lambda c: setattr(self.inputs["server"], "disabled", not c.new), "value")
+        self.button = widgets.Button(description="Run", button_style="primary", icon="play").add_class("explorer-run")
+        self.button.on_click(self._clicked)
+        self.summary = widgets.HTML("not run yet").add_class("explorer-summary")
+        self.panels = {n: widgets.HTML(_panel_html(n, None)).add_class(f"explorer-panel-{n}") for n in PANELS}
+        columns = [widgets.VBox([widgets.HTML(f'<div style="font-weight:bold;color:{_COLORS[g]};border-bottom:2px '
+                                              f'solid {_COLORS[g]}">{GROUP_TITLES[g]}</div>'),
+                                 *(self.panels[n] for n in names)], layout=widgets.Layout(width="33%"))
+                   for g, names in GROUPS.items()]  # fmt: skip
+        toggles = [self.inputs[n] for n in ("parse_only", "dont_send_back", "outside", "two_servers")]
+        super().__init__([self.inputs["request"], widgets.HBox([self.inputs[n] for n in ("path", "head", "tail", "server")]),
+                          widgets.HBox([*toggles, self.button]), self.summary, widgets.HBox(columns)], **kwargs)
+        self.add_class("explorer")
+
+    def values(self) -> dict[str, Any]:
+        """The inputs as `Explorer.run` keyword arguments (0 and "" mean "not set")."""
+        v = {name: control.value for name, control in self.inputs.items()}
+        return {"request": v["request"] or None, "path": v["path"], "head": v["head"] or None,
+                "tail": v["tail"] or None, "server": v["server"] if v["two_servers"] else "fs",
+                "two_servers": v["two_servers"], "outside": v["outside"], "parse_only": v["parse_only"],
+                "send_back": not v["dont_send_back"]}  # fmt: skip
+
+    def run(self) -> Snapshot:
+        """Run with the current inputs and refresh every panel (what the Run button does).
+
+        Raises:
+            ValueError: see `Explorer.run` (the button shows the message instead).
+        """
+        snap = self.snapshot = self.explorer.run(**self.values())
+        ids = "".join(f" · {n.replace('mcp_id', 'MCP id')} <code>{html.escape(p.text)}</code> <span style='"
+                      f"background:{_BADGES[p.status]};padding:0 5px'>{p.status}</span>" for n, p in snap.ids.items())
+        self.summary.value = (f"<b>run {snap.run}</b>: {html.escape(snap.request)}<br>{html.escape(snap.route)}{ids}"
+                              f" · real file reads <b>{snap.reads}</b> ({snap.reads_delta:+d}) · model requests "
+                              f"{snap.model_requests}")
+        for name, widget in self.panels.items():
+            widget.value = _panel_html(name, snap.panels[name])
+        return snap
+
+    def reset(self) -> Snapshot:
+        """Put every input back to its default and run once: the baseline for the next change."""
+        for name, control in self.inputs.items():
+            control.value = self.DEFAULTS.get(name, False)
+        return self.run()
+
+    def _clicked(self, _button: widgets.Button) -> None:
+        try:
+            self.run()
+        except Exception as error:  # a widget callback has nowhere else to report to
+            self.summary.value = f"<b style='color:#b91c1c'>✗ {type(error).__name__}: {html.escape(str(error))}</b>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = "ExplorerWidget (interactive in a live Jupyter kernel; the tables below show each run)"
+        return bundle

@@ -1,0 +1,63 @@
+"""Notebook 08's checks: each wrong answer gets a message that names the panel and the real values."""
+
+import pytest
+
+from course_lib.exercises import nb08
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+def _says(check, answer, capsys) -> str:
+    assert check(answer) is False
+    return capsys.readouterr().out
+
+
+def test_answers_that_are_not_sets_of_panel_names(capsys):
+    assert "not str 'arguments'" in _says(nb08.check_tail_parse_only, "arguments", capsys)
+    out = _says(nb08.check_other_server, {"result"}, capsys)
+    assert "'result' is not a panel name; the panels are: input_schema, parameters, arguments" in out
+
+
+def test_tail_parse_only_missing_a_value(capsys):
+    out = _says(nb08.check_tail_parse_only, {"arguments"}, capsys)
+    assert out.startswith("✗ 'parsed' changed too: '3' → '10'")
+
+
+def test_tail_parse_only_claims_a_result_changed(capsys):
+    out = _says(nb08.check_tail_parse_only, {"arguments", "parsed", "mcp_result"}, capsys)
+    assert out.startswith("✗ 'mcp_result' did not change: it is 'not executed' in both runs.")
+
+
+def test_other_server_claims_the_arguments_changed(capsys):
+    out = _says(nb08.check_other_server, {"arguments", "mcp_result", "function_call_output", "answer"}, capsys)
+    assert out.startswith("✗ 'arguments' did not change: it is '{\"path\":\"/workspace/notes.txt\",\"head\":5}'")
+
+
+def test_other_server_claims_the_rule_changed(capsys):
+    out = _says(nb08.check_other_server, {"parameters", "mcp_result", "function_call_output", "answer"}, capsys)
+    assert "'parameters' did not change" in out and "A declaration is a rule" in out
+
+
+def test_other_server_forgets_the_answer(capsys):
+    out = _says(nb08.check_other_server, {"mcp_result", "function_call_output"}, capsys)
+    assert out.startswith("✗ 'answer' changed too: 'fs__read_text_file' → 'arch__read_text_file'")
+
+
+def test_not_sent_back_claims_the_answer_changed(capsys):
+    solution = nb08.SOLUTIONS["check_not_sent_back"]()
+    out = _says(nb08.check_not_sent_back, solution | {"answer"}, capsys)
+    assert out.startswith("✗ 'answer' did not change: it is 'not answered: the result was never sent back")
+
+
+def test_not_sent_back_forgets_the_mcp_request(capsys):
+    solution = nb08.SOLUTIONS["check_not_sent_back"]()
+    out = _says(nb08.check_not_sent_back, solution - {"mcp_arguments"}, capsys)
+    assert out.startswith("✗ 'mcp_arguments' changed too: '20' → '5'")
+
+
+def test_a_list_answer_is_accepted(capsys):
+    assert nb08.check_tail_parse_only(["parsed", "arguments"]) is True
+    assert capsys.readouterr().out.startswith("✓ exactly these changed in the real runs: arguments, parsed")

@@ -1,0 +1,183 @@
+"""The explorer widget in a real browser: JupyterLab, headless Debian Chromium, Playwright.
+
+The test starts JupyterLab on a free loopback port over a temporary copy of notebook 08, runs
+every cell, changes `head` from 20 to 5 in the rendered widget (the real <input>), presses Run,
+and reads the panels' status texts from the page. A screenshot of the explorer is saved to
+`test-artifacts/explorer.png`.
+
+Chromium is Debian's (`apt-get install chromium`); a browser is never downloaded. Without it (or
+without playwright) the test is skipped, except in CI (`CI=true`), where it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from course_lib.explorer import GROUPS
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOK = "08_explore_which_objects_change.ipynb"
+SCREENSHOT = REPO / "test-artifacts" / "explorer.png"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+BASELINE = "Show the first 20 lines of /workspace/notes.txt"
+STARTUP_SECONDS = 90
+STEP_MS = 120_000  # any single browser step (run all cells is the longest)
+
+
+def _unavailable(message: str) -> None:
+    """Fail in CI (the browser test must run there); skip on a machine set up without a browser."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{message} (CI=true: the browser test must run in CI)")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def chromium() -> str:
+    """The path of Debian's Chromium, once playwright is known to be importable (checked before JupyterLab starts)."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _unavailable("playwright is not installed; pip install -e '.[test]'")
+    path = shutil.which("chromium") or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
+    if path is None:
+        _unavailable("Chromium not found; install Debian's chromium: apt-get install chromium")
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop JupyterLab (it shuts its kernels down on SIGTERM); kill its process group if it hangs."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """A JupyterLab server over a copy of notebook 08; yields (base URL, token)."""
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    shutil.copy(REPO / "notebooks" / NOTEBOOK, root / "notebooks" / NOTEBOOK)
+    port, token = _free_port(), secrets.token_hex(16)
+    # No "Jupyter news?" toast over the widget (and no request for news): disable that plugin.
+    (tmp_path / "config" / "labconfig").mkdir(parents=True)
+    (tmp_path / "config" / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+    )
+    env = os.environ | {  # keep the user's Jupyter config, runtime and workspaces out of it
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"), "IPYTHONDIR": str(tmp_path / "ipython"),
+    }  # fmt: skip
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
+    ] + (["--allow-root"] if os.geteuid() == 0 else [])  # CI containers often run as root  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    with open(tmp_path / "lab.log", "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
+                                   start_new_session=True)  # fmt: skip
+        try:
+            deadline = time.monotonic() + STARTUP_SECONDS
+            while True:
+                if process.poll() is not None:
+                    pytest.fail(f"JupyterLab exited with {process.returncode}:\n{(tmp_path / 'lab.log').read_text()[-3000:]}")
+                try:
+                    with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not answer within {STARTUP_SECONDS}s")
+                time.sleep(0.3)
+            yield url, token
+        finally:
+            _stop(process)
+
+
+def _statuses(explorer) -> dict[str, str]:
+    return {name: explorer.locator(f".explorer-panel-{name} .explorer-status").inner_text().strip()
+            for names in GROUPS.values() for name in names}
+
+
+def _run_number(explorer) -> int:
+    return int(re.search(r"run (\d+)", explorer.locator(".explorer-summary").inner_text()).group(1))
+
+
+def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    url, token = lab
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True,
+                                             timeout=60_000)  # fmt: skip
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1300})
+            page.set_default_timeout(STEP_MS)
+            page.goto(f"{url}/lab/tree/notebooks/{NOTEBOOK}?token={token}", wait_until="domcontentloaded")
+            # The app object exists once JupyterLab has started (expose_app_in_browser).
+            page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext")
+            page.evaluate("""async () => {
+                const panel = window.jupyterapp.shell.currentWidget;
+                await panel.sessionContext.ready;
+                await window.jupyterapp.commands.execute('notebook:run-all-cells');
+            }""")
+            # The "Your turn" view, once the baseline run has reached the page (both views share one model).
+            page.wait_for_function(f"""() => {{
+                const last = [...document.querySelectorAll('.explorer')].at(-1);
+                return last?.querySelector('.explorer-input-head input')?.value === '20'
+                    && last.querySelector('.explorer-summary').innerText.includes({json.dumps(BASELINE)});
+            }}""")
+            explorer = page.locator(".explorer").last
+            explorer.evaluate("element => element.scrollIntoView({block: 'center'})")  # clear of the toolbar
+            before = _run_number(explorer)
+            head = explorer.locator(".explorer-input-head input")
+            head.fill("5")
+            head.press("Tab")  # the widget takes the value on "change"
+            explorer.locator("button.explorer-run").click()
+            page.wait_for_function(
+                "n => [...document.querySelectorAll('.explorer .explorer-summary')].at(-1).innerText.includes(`run ${n}:`)",
+                arg=before + 1,
+            )  # fmt: skip
+            statuses = _statuses(explorer)
+            SCREENSHOT.parent.mkdir(exist_ok=True)
+            explorer.screenshot(path=str(SCREENSHOT))
+            arguments_inserted = explorer.locator(".explorer-panel-arguments ins").inner_text()
+            arguments_removed = explorer.locator(".explorer-panel-arguments del").inner_text()
+            summary = explorer.locator(".explorer-summary").inner_text()
+        finally:
+            browser.close()
+    assert {statuses[name] for name in GROUPS["rule"]} == {"unchanged"}, statuses
+    assert {statuses[name] for name in GROUPS["value"] + GROUPS["result"]} == {"changed"}, statuses
+    assert (arguments_removed, arguments_inserted) == ("20", "5")
+    assert "Show the first 5 lines of /workspace/notes.txt" in summary
+    assert "(+1)" in summary  # one more real file read

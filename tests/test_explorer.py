@@ -1,0 +1,172 @@
+"""The explorer: real runs through the pipeline, and which panels each change of condition moves."""
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from course_lib.explorer import (
+    GROUPS, NOT_EXECUTED, OUTSIDE_PATH, PANELS, Explorer, ExplorerWidget, Panel, compose_request, diff_segments,
+)  # fmt: skip
+
+RULES, VALUES, RESULTS = (set(GROUPS[g]) for g in ("rule", "value", "result"))
+
+
+@pytest.fixture
+def explorer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Explorer]:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the offline model: deterministic
+    with Explorer() as explorer:
+        yield explorer
+
+
+def test_first_run_has_nothing_to_compare_with(explorer):
+    snap = explorer.run(head=20)
+    assert {panel.status for panel in snap.panels.values()} == {"first run"}
+    assert snap.request == "Show the first 20 lines of /workspace/notes.txt"
+    assert (snap.reads, snap.reads_delta, snap.model_requests) == (1, 1, 2)
+    assert json.loads(snap.panels["arguments"].text) == {"path": "/workspace/notes.txt", "head": 20}
+    assert snap.ids["call_id"].text.startswith("call_")
+
+
+def test_head_20_to_5_moves_values_and_results_never_rules(explorer):
+    explorer.run(head=20)
+    snap = explorer.run(head=5)
+    assert snap.unchanged == RULES
+    assert snap.changed == VALUES | RESULTS
+    assert snap.reads_delta == 1
+    assert snap.panels["arguments"].text == '{"path":"/workspace/notes.txt","head":5}'
+    assert snap.panels["arguments"].change() == "'20' → '5'"
+    assert json.loads(snap.panels["mcp_arguments"].text) == {"path": "/workspace/notes.txt", "head": 5}
+    assert json.loads(snap.panels["mcp_result"].text)["structuredContent"]["lines"] == 5
+    assert snap.panels["answer"].text.startswith("Here are the first 5 lines of /workspace/notes.txt")
+    assert snap.ids["call_id"].status == snap.ids["mcp_id"].status == "changed"
+
+
+def test_only_tail_changes(explorer):
+    explorer.run(head=None, tail=3)
+    snap = explorer.run(head=None, tail=10)
+    assert snap.changed == VALUES | RESULTS and snap.unchanged == RULES
+    assert json.loads(snap.panels["mcp_arguments"].text) == {"path": "/workspace/notes.txt", "tail": 10}
+    assert json.loads(snap.panels["mcp_result"].text)["structuredContent"]["lines"] == 10
+
+
+def test_parse_only_executes_nothing(explorer):
+    explorer.run(head=5)
+    calls_before = len(explorer.host().connections["fs"].exchanges("tools/call"))
+    snap = explorer.run(head=5, parse_only=True)
+    assert snap.unchanged == RULES | {"arguments", "parsed"}
+    assert snap.changed == {"mcp_arguments"} | RESULTS
+    assert "✓ valid against the rule" in snap.panels["parsed"].text
+    assert snap.panels["mcp_arguments"].text.startswith("not sent")
+    assert snap.panels["mcp_result"].text == snap.panels["function_call_output"].text == NOT_EXECUTED
+    assert snap.panels["answer"].text.startswith(NOT_EXECUTED)
+    assert (snap.reads_delta, snap.model_requests, snap.ids["mcp_id"].text) == (0, 1, "not sent")
+    assert len(explorer.host().connections["fs"].exchanges("tools/call")) == calls_before
+
+
+def test_result_not_sent_back_is_not_in_the_answer(explorer):
+    explorer.run(head=5)
+    snap = explorer.run(head=5, send_back=False)
+    assert snap.model_requests == 1  # no second request was made
+    assert snap.reads_delta == 1  # but the read happened
+    feedback = json.loads(snap.panels["function_call_output"].text)
+    assert feedback["type"] == "function_call_output" and feedback["call_id"] == snap.ids["call_id"].text
+    assert snap.panels["answer"].text.startswith("not answered: the result was never sent back")
+    last_request = explorer.wire.exchanges[-1].request
+    assert [item.get("type", "message") for item in last_request["input"]] == ["message"]
+
+
+def test_outside_path_passes_the_schema_and_the_server_refuses(explorer):
+    explorer.run(head=5)
+    snap = explorer.run(head=5, outside=True)
+    assert snap.request == f"Show the first 5 lines of {OUTSIDE_PATH}"
+    assert "✓ valid against the rule" in snap.panels["parsed"].text  # a valid shape...
+    result = json.loads(snap.panels["mcp_result"].text)
+    assert result["isError"] is True  # ...is not a permission
+    assert result["content"][0]["text"] == "FORBIDDEN: path is outside /workspace"
+    assert json.loads(json.loads(snap.panels["function_call_output"].text)["output"])["ok"] is False
+    assert "FORBIDDEN" in snap.panels["answer"].text
+    assert snap.reads_delta == 0 and snap.unchanged == RULES
+
+
+def test_two_servers_same_tool_name_route_by_alias(explorer):
+    first = explorer.run(head=5, two_servers=True, server="fs")
+    assert sorted(explorer.host(two_servers=True).routes) == ["arch__read_text_file", "fs__read_text_file"]
+    assert first.route == "model called fs__read_text_file → server fs, tool read_text_file"
+    snap = explorer.run(head=5, two_servers=True, server="arch")
+    assert snap.route == "model called arch__read_text_file → server arch, tool read_text_file"
+    assert snap.unchanged == RULES | VALUES  # the alias changes no argument value
+    assert snap.changed == RESULTS
+    assert "Archived note 1" in snap.panels["mcp_result"].text
+    assert snap.ids["mcp_id"].text.endswith("on arch")
+    assert explorer.archive is not None and explorer.archive.reads == 1
+
+
+def test_refused_inputs(explorer):
+    with pytest.raises(ValueError, match="two_servers=True"):
+        explorer.run(server="arch")
+    with pytest.raises(ValueError, match="not both"):
+        explorer.run(head=3, tail=3)
+    assert explorer.last is None
+
+
+def test_a_request_without_a_path_makes_no_call(explorer):
+    snap = explorer.run("Hello there")
+    assert snap.panels["arguments"].text == "no call: the model answered in text"
+    assert snap.reads_delta == 0 and snap.model_requests == 1
+
+
+def test_compose_request():
+    assert compose_request("/workspace/todo.md", tail=2) == "Show the last 2 lines of /workspace/todo.md"
+    assert compose_request(head=None) == "Show all of /workspace/notes.txt"
+    assert compose_request(head=1, server="arch") == "Show the first 1 line of /workspace/notes.txt using the arch server"
+
+
+def test_diff_segments_shows_the_changed_token_only():
+    assert diff_segments('{"head":20}', '{"head":5}') == [("=", '{"head":'), ("-", "20"), ("+", "5"), ("=", "}")]
+    assert diff_segments("a\nb\n", "a\n") == [("=", "a\n"), ("-", "b\n")]
+    panel = Panel("arguments", '{"head":5}', before='{"head":20}')
+    assert panel.status == "changed" and "<del" in panel.diff_html() and ">5</ins>" in panel.diff_html()
+    assert Panel("arguments", "x", before="x").diff_html() == "x"
+
+
+def test_snapshot_displays_as_a_table(explorer):
+    explorer.run(head=20)
+    snap = explorer.run(head=5)
+    text = snap.table()
+    assert "value   arguments             changed    '20' → '5'" in text
+    assert "rule    input_schema          unchanged" in text
+    assert "<del" in snap._repr_html_() and "<table>" in snap._repr_html_()
+
+
+def test_widget_run_button_refreshes_every_panel(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.run()
+    ui.inputs["head"].value = 5
+    ui.button.click()
+    assert ui.snapshot.changed == VALUES | RESULTS
+    for name in PANELS:
+        status = "unchanged" if name in RULES else "changed"
+        assert 'class="explorer-status"' in ui.panels[name].value
+        assert f">{status}</span>" in ui.panels[name].value, name
+        assert f"explorer-panel-{name}" in ui.panels[name]._dom_classes
+    assert "run 2" in ui.summary.value and "(+1)" in ui.summary.value
+    assert ui._repr_mimebundle_()["text/plain"].startswith("ExplorerWidget")
+
+
+def test_widget_toggles_map_to_run_options(explorer):
+    ui = ExplorerWidget(explorer)
+    for name in ("parse_only", "dont_send_back", "outside", "two_servers"):
+        ui.inputs[name].value = True
+    ui.inputs["server"].value = "arch"
+    assert ui.values() == {"request": None, "path": "/workspace/notes.txt", "head": 20, "tail": None, "server": "arch",
+                           "two_servers": True, "outside": True, "parse_only": True, "send_back": False}
+    assert ui.reset().request == "Show the first 20 lines of /workspace/notes.txt"
+
+
+def test_widget_shows_a_refused_input_instead_of_raising(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.inputs["tail"].value = 4  # head is 20 too
+    ui.button.click()
+    assert "ValueError: set head or tail, not both" in ui.summary.value
+    assert ui.snapshot is None
