@@ -75,18 +75,23 @@ def resume(
 ) -> GuardedResult:
     """Continue a loop that stopped at `approval_required`.
 
-    Each pending action whose id is in `approved` is approved and executed now (exactly those
-    arguments); every other pending action is rejected and fed back as a refusal. Then the loop
-    goes on as before.
+    Each pending action is decided here — approved if its id is in `approved` — unless a person
+    already decided it elsewhere (e.g. with an `ApprovalPanel`). An approved action is executed
+    now, with exactly those arguments; any other is rejected and fed back as a refusal. Then the
+    loop goes on as before.
     """
     waiting, result.pending = result.pending, []
     for execution in waiting:
         action = execution.result["error"]["action_id"]
-        if action in approved:
-            executor.approvals.approve(action)
+        if action in executor.approvals.pending:  # not decided yet: decide now
+            if action in approved:
+                executor.approvals.approve(action)
+            else:
+                executor.approvals.reject(action)
+        arguments = execution.arguments or {}
+        if executor.approvals.granted(execution.tool, arguments, session.user_id):
             execution = host.run(executor.execute, execution.call_id, execution.tool, execution.arguments_text, session)
         else:
-            executor.approvals.reject(action)
             execution.result = failure("FORBIDDEN", "the user rejected this action; do not retry it")
         _record(result, execution)
     result.status, result.reason = "incomplete", "max_steps"

@@ -27,6 +27,20 @@ Answer formats (notebooks may rely on them; P is the path, T the tool name, read
 - several results: one paragraph each, in input order, separated by a blank line.
 - no path: "Which file should I read? Please give me its path; I won't guess one."
 
+Personas (for the prompt-injection demo; the switch is a real request field, so it shows in the
+request body): by default the model is *careful* — tool output is data it quotes, never an
+instruction it follows. With `"metadata": {"course_persona": "gullible"}` it is *gullible*: when
+the newest tool results (the outputs after its latest calls) contain a line of the exact form
+
+    CALL <tool name> <JSON object>
+
+(on a line of its own, in the text the tool returned; for an execution-layer result
+`{"ok": true, "data": {"text": ...}}` that is `data.text`) and <tool name> is a function tool this
+request declares and may call, it emits that `function_call` with exactly those arguments instead
+of answering. Tools that are not declared are ignored, as is everything with `tool_choice: "none"`.
+Other `course_persona` values are a 400; other metadata keys are accepted and echoed, as the
+real API does.
+
 Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765`.
 """
 
@@ -490,14 +504,17 @@ def _listed(paths: list[str]) -> str:
     return " and ".join([", ".join(paths[:-1]), paths[-1]] if len(paths) > 1 else paths)
 
 
-def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool) -> list[tuple]:
+def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool, persona: str = "careful") -> list[tuple]:
     """The output plan: ("call", tool name, arguments) and ("message", text) entries.
 
-    After results: answer from the results only (or, with serial calls, make the next one).
+    After results: answer from the results only (or, with serial calls, make the next one); the
+    gullible persona first obeys a `CALL` line in the newest results (see the module docstring).
     Before results: call the tool for every read the request names, or reply in text.
     """
     text, turn = _latest_user_text(items), _last_turn(items)
     outputs = [item for item in turn if item["kind"] == "output"]
+    if outputs and persona == "gullible" and mode != "none" and (obeyed := _injected_call(turn, tools)):
+        return [obeyed]
     forced = tools[0] if mode == "forced" else None
     if mode == "none" or (forced and not _path_property(forced)):
         reader = None
@@ -520,6 +537,44 @@ def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool) -> 
         return [("message", f"To call {forced['name']} I need {_listed(required)}, and the request does not "
                  "give them. Could you tell me?")]
     return [("message", _reply_without_call(text, mode, reader, reads))]
+
+
+# ---- the gullible persona: tool output taken as an instruction ---------------------------------
+
+PERSONA_KEY = "course_persona"
+PERSONAS = ("careful", "gullible")
+_INJECTED_CALL = re.compile(r"^[ \t]*CALL[ \t]+([A-Za-z0-9_.-]+)[ \t]+(\{.*\})[ \t]*$", re.M)
+
+
+def _persona(metadata: dict | None) -> str:
+    """The persona the request's metadata asks for (default "careful").
+
+    Raises:
+        BadRequest: `course_persona` names no known persona.
+    """
+    persona = (metadata or {}).get(PERSONA_KEY, "careful")
+    if persona not in PERSONAS:
+        raise _invalid_value(persona, f"metadata.{PERSONA_KEY}", list(PERSONAS))
+    return persona
+
+
+def _injected_call(turn: list[dict], tools: list[dict]) -> tuple | None:
+    """The first `CALL <tool> {...}` line in the results of the latest calls that names a tool
+    this request lets the model call, as a ("call", name, arguments) entry."""
+    latest = max(i for i, item in enumerate(turn) if item["kind"] == "call")
+    names = {tool["name"] for tool in tools}
+    for item in turn[latest + 1 :]:
+        if item["kind"] != "output":
+            continue
+        for match in _INJECTED_CALL.finditer(_outcome(item["text"])[1]):  # the text as the model reads it
+            name, raw = match.groups()
+            try:
+                arguments = json.loads(raw)
+            except ValueError:
+                continue
+            if name in names and isinstance(arguments, dict):
+                return ("call", name, arguments)
+    return None
 
 
 def _reply_without_call(text: str, mode: str, reader: dict | None, reads: list[tuple]) -> str:
@@ -578,11 +633,16 @@ def respond(body: dict) -> dict:
                          "'previous_response_id'.", "previous_response_id", "unsupported_parameter")
     instructions = _get(body, "instructions", "", str, optional=True)
     parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
+    metadata = _get(body, "metadata", "", dict, optional=True)
+    for key, value in (metadata or {}).items():
+        if not isinstance(value, str):
+            raise _type_error(f"metadata.{key}", str, value)
+    persona = _persona(metadata)
     items = _parse_input(body)
     mode, allowed = _tool_policy(body, _parse_tools(body))
     _check_pairs(items)
     seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    plan = _decide(items, mode, allowed, parallel is not False)
+    plan = _decide(items, mode, allowed, parallel is not False, persona)
     output = [_output_item(entry, seed, i) for i, entry in enumerate(plan)]
     produced = "".join(part["text"] for item in output for part in item.get("content", []))
     produced += "".join(item.get("name", "") + item.get("arguments", "") for item in output)
@@ -596,7 +656,7 @@ def respond(body: dict) -> dict:
         "service_tier": "default", "store": body.get("store") is not False, "temperature": 1.0,
         "text": {"format": {"type": "text"}, "verbosity": "medium"},
         "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools") or [], "top_p": 1.0,
-        "truncation": "disabled", "user": None, "metadata": {},
+        "truncation": "disabled", "user": None, "metadata": metadata or {},
         "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                   "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
                   "total_tokens": input_tokens + output_tokens},

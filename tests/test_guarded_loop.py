@@ -128,3 +128,12 @@ def test_a_repeated_call_id_gets_exactly_one_output(setup):
     outputs = [i for i in result.context if i.get("type") == "function_call_output"]
     assert len(outputs) == 1 and len(result.executions) == 1
     assert len(host.connections["fs"].exchanges("tools/call")) == 1  # and it ran once
+
+
+def test_resume_honours_a_decision_made_elsewhere_before_it(setup):
+    host, executor = setup
+    client = Scripted("save_gap", '{"topic": "ids"}')
+    result = run_guarded_loop(client, host, executor, ALICE, "save it", max_steps=1)
+    executor.approvals.approve(result.pending[0].result["error"]["action_id"])  # e.g. an ApprovalPanel click
+    resume(client, host, executor, ALICE, result, max_steps=0)
+    assert saved == [{"topic": "ids"}]

@@ -1,0 +1,144 @@
+"""A person in the loop: an Approve / Reject panel for one exact pending action.
+
+    execution = await executor.execute("call_1", "apply_note_update", arguments_text, session)
+    panel = ApprovalPanel(executor, execution, preview=preview_execution)
+    panel            # in Jupyter: the tool, the exact arguments, the diff, two buttons, a status line
+    panel.approve()  # what the Approve button does: executor.approvals.approve(action_id)
+
+The panel shows what will run — the tool, the user, the action id and the exact arguments as
+pretty JSON, plus the diff from a preview when there is one — and nothing else can be approved
+from it: the buttons act on that action id only. Clicking Approve calls
+`executor.approvals.approve(action_id)` (the action may then run once, until the approval
+expires); Reject calls `executor.approvals.reject(action_id)`.
+
+The same decision can be made from code — `panel.approve()`, `panel.reject()`, or
+`panel.approve_button.click()` — which is how tests and stored notebook runs drive it.
+
+Where widgets cannot render (a notebook viewed on GitHub, a terminal, a test), the panel still
+shows readable text: its plain-text form (`panel.text()`, also used by `repr` and by the
+`text/plain` part of what Jupyter stores) lists the same action, arguments, diff and status.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+import ipywidgets as widgets
+
+from course_lib.approval import PendingAction
+from course_lib.execution import Execution, Executor
+
+WAITING = "waiting for a decision"
+
+
+def pending_action(executor: Executor, pending: Execution | PendingAction) -> PendingAction:
+    """The `PendingAction` behind an execution that stopped at APPROVAL_REQUIRED (or `pending`
+    itself), as `executor.approvals` recorded it.
+
+    Raises:
+        ValueError: the execution did not stop for approval, or its action is no longer pending.
+    """
+    if isinstance(pending, PendingAction):
+        return pending
+    if pending.error_code != "APPROVAL_REQUIRED":
+        raise ValueError(f"{pending.tool} did not stop for approval (result: {pending.error_code or 'ok'})")
+    the_id = pending.result["error"]["action_id"]
+    try:
+        return executor.approvals.pending[the_id]
+    except KeyError:
+        raise ValueError(f"action {the_id} is not pending any more: it was already approved or rejected") from None
+
+
+def _diff_text(preview: Any) -> str | None:
+    """The diff from a preview: its text, a preview result dict, or a preview `Execution`."""
+    if isinstance(preview, Execution):
+        preview = preview.result.get("data") if preview.ok else None
+    if isinstance(preview, dict):
+        preview = preview.get("diff")
+    return preview if isinstance(preview, str) else None
+
+
+class ApprovalPanel:
+    """Approve or reject one exact pending action of `executor` (see the module docstring)."""
+
+    def __init__(self, executor: Executor, pending: Execution | PendingAction, *, preview: Any = None) -> None:
+        """Raises:
+        ValueError: see `pending_action`.
+        """
+        self.executor = executor
+        self.action = pending_action(executor, pending)
+        self.diff = _diff_text(preview)
+        self.decision: str | None = None  # "approved" or "rejected" once decided
+        self.status = WAITING
+
+        self.approve_button = widgets.Button(description="Approve", button_style="success", icon="check")
+        self.reject_button = widgets.Button(description="Reject", button_style="danger", icon="times")
+        self.approve_button.on_click(lambda _: self.approve())
+        self.reject_button.on_click(lambda _: self.reject())
+        self._status_line = widgets.HTML(self._status_html())
+        parts = [
+            widgets.HTML(f"<b>Approval needed:</b> <code>{html.escape(self.action.tool)}</code> for user "
+                         f"<code>{html.escape(self.action.user_id)}</code> · action <code>{self.action.action_id}</code>"),
+            widgets.HTML("<b>Exact arguments</b>" + _pre(self.arguments_json())),
+        ]  # fmt: skip
+        if self.diff is not None:
+            parts.append(widgets.HTML("<b>Effect (diff from the preview)</b>" + _pre(self.diff)))
+        parts += [widgets.HBox([self.approve_button, self.reject_button]), self._status_line]
+        self.widget = widgets.VBox(parts)
+
+    def arguments_json(self) -> str:
+        """The exact arguments, as pretty JSON."""
+        return json.dumps(self.action.arguments, indent=2, ensure_ascii=False)
+
+    def approve(self) -> bool:
+        """Approve this action (what the Approve button does). Returns True if it was pending."""
+        return self._decide("approved", self.executor.approvals.approve)
+
+    def reject(self) -> bool:
+        """Reject this action (what the Reject button does). Returns True if it was pending."""
+        return self._decide("rejected", self.executor.approvals.reject)
+
+    def _decide(self, decision: str, act: Any) -> bool:
+        try:
+            act(self.action.action_id)
+        except KeyError:
+            self.status = f"✗ not pending any more: {self.action.action_id} was already decided"
+            ok = False
+        else:
+            self.decision = decision
+            self.status = (f"✓ approved: {self.action.action_id} may run once, before the approval expires"
+                           if decision == "approved" else f"✗ rejected: {self.action.action_id} will not run")  # fmt: skip
+            ok = True
+        self.approve_button.disabled = self.reject_button.disabled = True
+        self._status_line.value = self._status_html()
+        return ok
+
+    def _status_html(self) -> str:
+        return f"<b>Status:</b> {html.escape(self.status)}"
+
+    def text(self) -> str:
+        """The panel as plain text: what a person is asked to approve, and the status."""
+        lines = [
+            f"Approval needed: {self.action.tool} for user {self.action.user_id}",
+            f"action id: {self.action.action_id}",
+            "exact arguments:",
+            *("  " + line for line in self.arguments_json().splitlines()),
+        ]
+        if self.diff is not None:
+            lines += ["effect (diff from the preview):", *("  " + line for line in self.diff.rstrip("\n").splitlines())]
+        lines += ["[ Approve ]  [ Reject ]" + ("" if self.decision is None else "  (decided)"), f"status: {self.status}"]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The live widget for Jupyter, with the plain text as the fallback every viewer can show."""
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
+        return {**bundle, "text/plain": self.text()}
+
+
+def _pre(text: str) -> str:
+    return f"<pre style='margin:2px 0 6px 0'>{html.escape(text)}</pre>"

@@ -1,0 +1,256 @@
+import dataclasses
+import json
+import shutil
+
+import anyio
+import pytest
+
+from course_lib.execution import Session, ToolError
+from course_lib.notes_store import (
+    AuditedExecutor,
+    ManualClock,
+    NotesStore,
+    notes_tools,
+    remove_scratch_workspace,
+    scratch_workspace,
+)
+from course_lib.paths import workspace_dir
+
+ALICE = Session("alice")
+TODO = "/workspace/todo.md"
+
+
+@pytest.fixture
+def root(tmp_path):
+    target = tmp_path / "workspace"
+    shutil.copytree(workspace_dir(), target)
+    return target
+
+
+@pytest.fixture
+def store(root):
+    return NotesStore(root, clock=ManualClock())
+
+
+def run(executor, name, arguments, session=ALICE, call_id="call_1"):
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return anyio.run(lambda: executor.execute(call_id, name, text, session))
+
+
+def approved(executor, name, arguments, session=ALICE):
+    """Ask once (APPROVAL_REQUIRED), approve that exact action, return its id."""
+    first = run(executor, name, arguments, session)
+    assert first.error_code == "APPROVAL_REQUIRED"
+    executor.approvals.approve(first.result["error"]["action_id"])
+    return first.result["error"]["action_id"]
+
+
+# ---- versions and conditional writes -----------------------------------------------------------
+
+
+def test_a_note_starts_at_version_1_and_each_write_adds_one(store, root):
+    text, version = store.read(TODO)
+    assert version == 1 and text == (root / "todo.md").read_text()
+    assert store.write(TODO, "v2\n", 1) == {"path": TODO, "version": 2}
+    assert store.write("todo.md", "v3\n", 2) == {"path": TODO, "version": 3}  # relative paths too
+    assert store.read(TODO) == ("v3\n", 3) and store.writes == 2
+
+
+def test_a_stale_write_is_a_conflict_and_the_newer_text_stays(store, root):
+    store.write(TODO, "newer\n", 1)
+    with pytest.raises(ToolError) as refused:
+        store.write(TODO, "older writer\n", 1)
+    assert refused.value.code == "CONFLICT" and "version 2, not 1" in refused.value.message
+    assert (root / "todo.md").read_text() == "newer\n" and store.writes == 1
+
+
+def test_a_change_made_behind_the_stores_back_is_a_newer_version(store, root):
+    store.read(TODO)
+    (root / "todo.md").write_text("edited by hand\n")
+    assert store.read(TODO) == ("edited by hand\n", 2)
+    with pytest.raises(ToolError, match="CONFLICT|version 2"):
+        store.write(TODO, "x", 1)
+
+
+def test_preview_shows_target_version_arguments_and_diff_and_writes_nothing(store, root):
+    before = (root / "todo.md").read_text()
+    preview = store.preview("todo.md", before.replace("- [ ] Try head 5", "- [x] Try head 5"))
+    assert preview["path"] == TODO and preview["current_version"] == 1
+    assert preview["arguments"] == {"path": TODO, "content": preview["arguments"]["content"], "expected_version": 1}
+    assert "-- [ ] Try head 5" in preview["diff"] and "+- [x] Try head 5" in preview["diff"]
+    assert preview["diff"].startswith(f"--- {TODO} (version 1)\n+++ {TODO} (after the update)\n")
+    assert (root / "todo.md").read_text() == before and store.writes == 0
+
+
+# ---- idempotency --------------------------------------------------------------------------------
+
+
+def test_same_key_and_arguments_write_once_and_return_the_stored_result(store):
+    first = anyio.run(lambda: store.apply(TODO, "once\n", 1, key="k1"))
+    again = anyio.run(lambda: store.apply(TODO, "once\n", 1, key="k1"))  # the first answer was lost
+    assert first == ({"path": TODO, "version": 2}, False) and again == ({"path": TODO, "version": 2}, True)
+    assert store.writes == 1
+
+
+def test_same_key_with_other_arguments_is_a_conflict_and_writes_nothing(store, root):
+    anyio.run(lambda: store.apply(TODO, "once\n", 1, key="k1"))
+    with pytest.raises(ToolError) as refused:
+        anyio.run(lambda: store.apply(TODO, "something else\n", 2, key="k1"))
+    assert refused.value.code == "CONFLICT" and "already used with different arguments" in refused.value.message
+    assert (root / "todo.md").read_text() == "once\n" and store.writes == 1
+
+
+def test_a_retry_after_a_lost_response_takes_effect_once_through_the_executor(store):
+    apply = next(tool for tool in notes_tools(store) if tool.name == "apply_note_update")
+    lost = []
+
+    async def loses_first_response(arguments, context):
+        result = await apply.handler(arguments, context)
+        if not lost:
+            lost.append(True)
+            await anyio.sleep(5)  # the write happened; its answer never arrives
+        return result
+
+    executor = AuditedExecutor([dataclasses.replace(apply, handler=loses_first_response, timeout=0.05)],
+                               audit=store.audit)  # fmt: skip
+    arguments = {"path": TODO, "content": "done\n", "expected_version": 1}
+    approved(executor, "apply_note_update", arguments)
+    assert run(executor, "apply_note_update", arguments).error_code == "TIMEOUT"
+    retry = run(executor, "apply_note_update", arguments)  # still approved: it never succeeded
+    assert retry.result == {"ok": True, "data": {"path": TODO, "version": 2, "replayed": True}}
+    assert store.writes == 1
+    assert [r.result for r in store.audit.records] == ["APPROVAL_REQUIRED", "TIMEOUT", "ok"]
+    assert store.audit.records[-1].detail.endswith("replayed: stored result returned")
+
+
+# ---- the tools through the executor, and the audit ------------------------------------------
+
+
+def test_apply_needs_approval_then_writes_and_every_attempt_is_audited(store, root):
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    arguments = {"path": TODO, "content": "approved text\n", "expected_version": 1}
+    the_action = approved(executor, "apply_note_update", arguments)
+    assert store.writes == 0
+    done = run(executor, "apply_note_update", {"expected_version": 1, "content": "approved text\n", "path": TODO})
+    assert done.result == {"ok": True, "data": {"path": TODO, "version": 2, "replayed": False}}
+    assert (root / "todo.md").read_text() == "approved text\n"
+    assert run(executor, "apply_note_update", arguments).error_code == "APPROVAL_REQUIRED"  # used up
+    records = store.audit.records
+    assert [(r.who, r.tool, r.result) for r in records] == [
+        ("alice", "apply_note_update", "APPROVAL_REQUIRED"), ("alice", "apply_note_update", "ok"),
+        ("alice", "apply_note_update", "APPROVAL_REQUIRED")]  # fmt: skip
+    assert records[1].arguments == {"expected_version": 1, "content": "approved text\n", "path": TODO}
+    assert records[1].action_id == the_action and records[0].when < records[1].when
+    assert records[0].time == "2026-01-01T09:00:00Z"
+
+
+def test_a_stale_approved_write_is_refused_with_conflict_and_audited(store, root):
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    arguments = {"path": TODO, "content": "late\n", "expected_version": 1}
+    approved(executor, "apply_note_update", arguments)
+    store.write(TODO, "someone else was faster\n", 1)
+    late = run(executor, "apply_note_update", arguments)
+    assert late.error_code == "CONFLICT" and (root / "todo.md").read_text() == "someone else was faster\n"
+    assert store.audit.records[-1].result == "CONFLICT"
+
+
+def test_reads_are_not_audited_and_need_no_approval(store):
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    preview = run(executor, "preview_note_update", {"path": TODO, "content": "x\n"})
+    assert preview.ok and preview.result["data"]["current_version"] == 1
+    assert store.audit.records == [] and store.writes == 0
+
+
+def test_a_rejection_by_a_person_is_audited(store):
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    first = run(executor, "apply_note_update", {"path": TODO, "content": "no\n", "expected_version": 1})
+    executor.approvals.reject(first.result["error"]["action_id"])
+    last = store.audit.records[-1]
+    assert (last.result, last.detail, last.who, last.action_id) == (
+        "FORBIDDEN", "rejected by a person", "alice", first.result["error"]["action_id"])  # fmt: skip
+
+
+def test_an_approval_expires_on_the_injected_clock(store):
+    clock = ManualClock(step=0)
+    store = NotesStore(store.workspace.root, clock=clock)
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit, ttl=60)
+    arguments = {"path": TODO, "content": "later\n", "expected_version": 1}
+    approved(executor, "apply_note_update", arguments)
+    clock.advance(61)
+    assert run(executor, "apply_note_update", arguments).error_code == "APPROVAL_REQUIRED" and store.writes == 0
+
+
+# ---- paths --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [
+        ("../notes.txt", "FORBIDDEN"),
+        ("/etc/passwd", "FORBIDDEN"),
+        ("/workspace_evil/notes.txt", "FORBIDDEN"),
+        ("/workspace/escape.txt", "FORBIDDEN"),  # a symbolic link to a file outside the root
+        ("/workspace/missing.md", "NOT_FOUND"),
+        ("/workspace/docs", "INVALID_INPUT"),
+        ("", "INVALID_INPUT"),
+    ],
+)
+def test_paths_are_confined_to_the_notes_root_and_messages_name_no_real_path(store, root, tmp_path, path, code):
+    (tmp_path / "outside.txt").write_text("secret\n")
+    (root / "escape.txt").symlink_to(tmp_path / "outside.txt")
+    with pytest.raises(ToolError) as refused:
+        store.write(path, "x", 1)
+    assert refused.value.code == code and str(tmp_path) not in refused.value.message
+    assert (tmp_path / "outside.txt").read_text() == "secret\n"
+
+
+def test_a_write_outside_the_root_is_forbidden_before_any_approval_is_asked(store):
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    refused = run(executor, "apply_note_update", {"path": "../../etc/passwd", "content": "x", "expected_version": 1})
+    assert refused.error_code == "FORBIDDEN" and refused.steps[-1].name == "permission"
+    assert executor.approvals.pending == {}
+    assert (store.audit.records[-1].result, store.audit.records[-1].detail) == ("FORBIDDEN", "trace-0001 stopped at permission")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        ({"path": TODO, "content": "x", "expected_version": "1"}, "expected_version: expected an integer"),
+        ({"path": TODO, "content": "x", "expected_version": 0}, "expected_version: must be ≥ 1"),
+        ({"path": TODO, "content": "x"}, "expected_version: required"),
+        ({"path": TODO, "content": "x", "expected_version": 1, "user_id": "bob"}, "unknown property 'user_id'"),
+    ],
+)
+def test_apply_arguments_follow_a_strict_rule_and_refusals_are_audited(store, arguments, fragment):
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    refused = run(executor, "apply_note_update", arguments)
+    assert refused.error_code == "INVALID_INPUT" and fragment in refused.result["error"]["message"]
+    assert store.audit.records[-1].result == "INVALID_INPUT"
+
+
+def test_the_declarations_are_strict_and_say_which_tool_writes(store):
+    preview, apply = notes_tools(store)
+    assert (preview.side_effect, apply.side_effect, apply.idempotent) == (False, True, True)
+    declaration = apply.declaration()
+    assert declaration["strict"] is True and declaration["parameters"]["required"] == ["path", "content", "expected_version"]
+    assert "description" not in declaration["parameters"]
+
+
+def test_scratch_workspace_is_a_copy_that_can_be_removed(root):
+    copy = scratch_workspace()
+    assert (copy / "notes.txt").read_bytes() == (workspace_dir() / "notes.txt").read_bytes()
+    assert copy.resolve() != workspace_dir().resolve()
+    remove_scratch_workspace(copy)
+    assert not copy.parent.exists()
+    for not_a_copy in (root, workspace_dir()):
+        with pytest.raises(ValueError, match="not a scratch workspace"):
+            remove_scratch_workspace(not_a_copy)
+    assert (workspace_dir() / "notes.txt").exists() and (root / "notes.txt").exists()
+
+
+def test_the_audit_table_is_plain_text_with_one_row_per_record(store):
+    assert store.audit.table() == "(no side effects recorded)"
+    store.audit.record("alice", "apply_note_update", {"path": TODO}, "ok", detail="executed")
+    lines = store.audit.table().splitlines()
+    assert lines[0].split() == ["when", "who", "tool", "action", "target", "result", "detail"]
+    assert lines[1].split() == ["2026-01-01T09:00:00Z", "alice", "apply_note_update", "-", TODO, "ok", "executed"]
