@@ -15,8 +15,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@
 
+LAB_ARGS ?=
 lab: $(VENV)/.installed
-	$(BIN)/jupyter lab notebooks/00_map_and_first_run.ipynb
+	$(BIN)/jupyter lab notebooks/00_map_and_first_run.ipynb $(LAB_ARGS)
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest tests notebooks $(NBVAL)
