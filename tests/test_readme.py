@@ -1,0 +1,117 @@
+"""Every command the README shows is run here (or by .ci/run), so the README stays true."""
+
+import json
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+README = (REPO / "README.md").read_text(encoding="utf-8")
+PYTHON = ".venv/bin/python"
+
+
+def _blocks(lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", README, re.S)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for(port: int, proc: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"{proc.args} exited early with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    pytest.fail(f"nothing listened on port {port}")
+
+
+@pytest.fixture
+def venv_python():
+    """The README's commands name `.venv/bin/python`; tests run from a checkout where `make` made it."""
+    if not (REPO / PYTHON).exists():
+        pytest.skip("no .venv here: run `make test` (it creates .venv) to exercise the README's commands")
+    return PYTHON
+
+
+def test_quick_start_is_exactly_two_commands_and_make_lab_opens_notebook_00():
+    quick = _blocks("bash")[0]
+    commands = [line.split("#")[0].strip() for line in quick.splitlines() if line.strip()]
+    assert commands == ["make lab", "make test"]
+    port, token = _free_port(), "readme-test"
+    lab = subprocess.Popen(["make", "lab", f"LAB_ARGS=--no-browser --port={port} --ServerApp.token={token} --allow-root"],
+                           cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    try:
+        _wait_for(port, lab, 120)
+        page = httpx.get(f"http://127.0.0.1:{port}/lab/tree/notebooks/00_map_and_first_run.ipynb?token={token}", timeout=30)
+        assert page.status_code == 200 and "JupyterLab" in page.text
+    finally:
+        subprocess.run(["pkill", "-TERM", "-s", str(lab.pid)], check=False)
+        lab.wait(timeout=30)
+
+
+def test_the_windows_commands_match_the_makefile():
+    windows = _blocks("powershell")[0]
+    makefile = (REPO / "Makefile").read_text()
+    assert 'pip install -e ".[test]"' in windows and 'pip install --quiet -e ".[test]"' in makefile
+    assert "jupyter lab notebooks\\00_map_and_first_run.ipynb" in windows
+    nbval = re.search(r"NBVAL\s*:=\s*(.*)", makefile).group(1).strip()
+    assert f"pytest tests notebooks {nbval}".replace("/", "\\") in windows
+
+
+def test_the_offline_model_server_and_the_curl_example(venv_python):
+    serve, curl = _blocks("bash")[1].strip().splitlines()[0], _blocks("bash")[2].strip()
+    port = _free_port()
+    server = subprocess.Popen(shlex.split(serve.rstrip("&").replace("8765", str(port))), cwd=REPO, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for(port, server)
+        done = subprocess.run(["bash", "-c", curl.replace("8765", str(port))], capture_output=True, text=True, timeout=60)
+        body = json.loads(done.stdout)
+        [call] = body["output"]
+        assert call["type"] == "function_call" and json.loads(call["arguments"]) == {"path": "/workspace/notes.txt", "head": 5}
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_the_fs_server_command_and_the_inspector_commands(venv_python, node_tools):
+    commands = re.findall(r"`(tests/node/node_modules/\.bin/mcp-inspector [^`]+)`", README)
+    assert len(commands) == 2
+    for command in commands:
+        done = subprocess.run(shlex.split(command), cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        body, _ = json.JSONDecoder().raw_decode(done.stdout[done.stdout.index("{"):])
+        assert "tools" in body or body["isError"] is False
+    stdio = _blocks("bash")[3].strip()
+    assert stdio == f"{PYTHON} -m course_lib.fs_server --root fixtures/workspace"
+    done = subprocess.run(shlex.split(stdio), cwd=REPO, input="", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == ""  # clean exit on end of input, nothing but protocol on stdout
+
+
+def test_the_verify_commands(venv_python):
+    for line in _blocks("bash")[4].strip().splitlines():
+        command = line.split("#")[0].replace("[FILE]", "").strip()
+        done = subprocess.run(shlex.split(command), cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "links hold" in done.stdout
+
+
+def test_every_make_target_in_the_readme_exists():
+    targets = set(re.findall(r"`make ([a-z-]+)`", README))
+    assert {"test", "test-fast", "notebooks", "fixtures", "verify", "node-tools", "bench", "binder-requirements"} <= targets
+    for target in sorted(targets):
+        done = subprocess.run(["make", "-n", target], cwd=REPO, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, f"make {target}: {done.stderr}"
