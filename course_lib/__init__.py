@@ -1,1 +1,25 @@
-"""Shared code for the tool-calling course notebooks."""
+"""course_lib — the code the notebooks build, one module per concept, in course order.
+
+Start here:   course         start_course(): the model client, the wire capture, the MCP host
+              show           print real objects and the JSON that crossed
+
+Rules         declarations   MCP tool ⇄ Responses function tool; strict-mode adaptation
+Values        arguments      the model's arguments text → object → validated input
+MCP           fs_server      the sandboxed files server (in-process or stdio)
+              connection     an mcp.Client whose JSON-RPC messages are recorded as they cross
+              host           several servers under aliases; a sync API for cells and widgets
+Results       loop           function_call_output, the second request, stop conditions
+              verify         link-by-link checks of a recorded round trip (fixtures)
+Reliability   results        the normalized {ok, data | error{code, message, retryable}}
+              execution      allowlist → parse → schema → permission → approval → run → output
+              retry          retry only what can recover, with budgets
+              approval       approval bound to the exact action; idempotency keys
+              notes_store    versioned writes with preview/apply and an audit trail
+              parallel       several calls in one turn, each back under its call_id
+              guarded_loop   the loop with the execution layer and defined terminal statuses
+Explore       explorer       which objects change when head/path change (a widget)
+The model     offline_model  the deterministic offline Responses endpoint; backend picks it
+Outside       node_tools     the MCP Inspector and the reference server; side_by_side compares
+
+Nothing is imported here, so `import course_lib` stays cheap; import the module you need.
+"""

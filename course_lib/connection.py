@@ -183,24 +183,28 @@ class McpConnection:
 
     def exchanges(self, method: str | None = None) -> list[Exchange]:
         """Requests paired with their responses by JSON-RPC `id`, in the order they were sent."""
-        responses = {
-            m.json["id"]: m.json
-            for m in self.messages
-            if m.direction == "server→app" and "id" in m.json and "method" not in m.json
-        }
-        return [
-            Exchange(m.json, responses.get(m.json["id"]))
-            for m in self.messages
-            if m.direction == "app→server"
-            and "id" in m.json
-            and "method" in m.json
-            and (method is None or m.json["method"] == method)
-        ]
+        return _pair(self.messages, method)
 
     def _find_call(self, start: int, name: str, arguments: dict[str, Any]) -> Exchange:
-        sent = {m.json.get("id") for m in self.messages[start:] if m.direction == "app→server"}
-        for exchange in reversed(self.exchanges("tools/call")):
+        # Only what crossed since this call began: the request and its response are both there.
+        for exchange in reversed(_pair(self.messages[start:], "tools/call")):
             params = exchange.request.get("params", {})
-            if exchange.id in sent and params.get("name") == name and params.get("arguments") == arguments:
+            if params.get("name") == name and params.get("arguments") == arguments:
                 return exchange
         raise LookupError(f"no tools/call for {name!r} was recorded")  # the relay lost a message: a bug
+
+
+def _pair(messages: list[WireMessage], method: str | None) -> list[Exchange]:
+    responses = {
+        m.json["id"]: m.json
+        for m in messages
+        if m.direction == "server→app" and "id" in m.json and "method" not in m.json
+    }
+    return [
+        Exchange(m.json, responses.get(m.json["id"]))
+        for m in messages
+        if m.direction == "app→server"
+        and "id" in m.json
+        and "method" in m.json
+        and (method is None or m.json["method"] == method)
+    ]

@@ -27,6 +27,28 @@ Answer formats (notebooks may rely on them; P is the path, T the tool name, read
 - several results: one paragraph each, in input order, separated by a blank line.
 - no path: "Which file should I read? Please give me its path; I won't guess one."
 
+The notes assistant (capstone). When the declared tools include a search tool — one with a
+`query` string property, e.g. `search_notes` or `notes__search_notes` — and the request names no
+file (a file-read request keeps every behaviour above), the model makes the assistant's moves:
+
+1. search with the question's key terms (its words minus stop words and chit-chat; `limit` only
+   when the user asks for "top N notes", else null for a strict tool and absent otherwise); a
+   message with no key term ("Hi there!") gets a short reply and no call;
+2. read the best hits with the note-reading tool (score > 0 and at least half the best, at most
+   two, in one response: parallel calls). A search refused with INVALID_INPUT that names a bound
+   ("limit: must be ≤ 20") is sent again within it; a retryable failure is repeated once; a hit
+   that no longer exists (NOT_FOUND) → one more search, then read the new hits;
+3. answer only from the notes read: "From your notes:", up to two sentences per note quoted
+   verbatim as "- <sentence> [<path>]", then "Sources: <paths of the notes quoted>". When the
+   notes do not support an answer (no hits, nothing readable, only stubs — notes with a TODO
+   line — or at most half of the key terms in the notes read): "The evidence is missing: <why,
+   from what was searched and read>. I won't answer from memory.";
+4. asked for gaps ("where is my understanding incomplete", "save a learning gap") with a gap tool
+   declared (named for gaps, with a `topic` property): after the reads, a message with the answer
+   and the proposal plus one call with topic/evidence/suggestion taken from what was read (the
+   stub note, else the key terms no note mentions); after its result, the answer plus "Saved the
+   learning gap as record <id>." or why it was not saved. It never fills in any other property.
+
 Personas (for the prompt-injection demo; the switch is a real request field, so it shows in the
 request body): by default the model is *careful* — tool output is data it quotes, never an
 instruction it follows. With `"metadata": {"course_persona": "gullible"}` it is *gullible*: when
@@ -54,6 +76,7 @@ import re
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -515,12 +538,14 @@ def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool, per
     outputs = [item for item in turn if item["kind"] == "output"]
     if outputs and persona == "gullible" and mode != "none" and (obeyed := _injected_call(turn, tools)):
         return [obeyed]
+    reads = _extract_reads(text)
+    if mode in ("auto", "required") and not reads and (plan := _assistant_plan(text, turn, tools, mode, parallel)):
+        return plan  # a question (no file named) and a search tool: the notes assistant's moves
     forced = tools[0] if mode == "forced" else None
     if mode == "none" or (forced and not _path_property(forced)):
         reader = None
     else:
         reader = forced or _find_reader_tool(tools, text)
-    reads = _extract_reads(text)
     calls = [("call", reader["name"], _arguments(reader, read)) for read in reads] if reader else []
     if outputs:
         # Serial calls (parallel_tool_calls false) went out one per request, in plan order: ask for
@@ -595,6 +620,314 @@ def _reply_without_call(text: str, mode: str, reader: dict | None, reads: list[t
     else:
         offer = "No file-reading tool is available for this request, so there is nothing I can look up."
     return "I'm an offline teaching model: I follow fixed rules and only answer from what a tool returns. " + offer
+
+
+# ---- the notes assistant: search, read the hits, answer only from what was read ---------------
+# Used when a search tool (a `query` string property) is declared and the request names no file.
+
+_WORD = re.compile(r"[a-z0-9_]+")
+_STOP_WORDS = frozenset("""
+    a an the and or but if then than so as of to in on at by for with from into about over under between
+    don doesn didn isn aren wasn weren won couldn shouldn wouldn haven hasn ll ve re
+    is are was were be been being am do does did done have has had having get gets got
+    i me my mine myself we us our you your yours it its they them their he she his her
+    this that these those there here what which who whom whose when where why how whether
+    can could should would will shall may might must need needs not no nor yes
+    very just also only too more most much many some any all each every other another such own same
+    please tell show explain describe give find search look list summarize summarise recall remind
+    know knew known understand understanding learn learned mean means meaning think say says said
+    note notes vs versus difference differences compare comparison
+    gap gaps learning save saving incomplete weak missing yet still again top up least first
+""".split())
+_CHAT_WORDS = frozenset("""
+    hi hello hey thanks thank cheers bye goodbye morning afternoon evening great helpful nice awesome
+    cool ok okay welcome today lot doing going fine good
+""".split())
+_GAP_REQUEST = re.compile(
+    r"\bgaps?\b|\bincomplete\b|\bweak (?:spots?|points?|areas?)\b|\b(?:don'?t|do not) (?:yet )?know\b"
+    r"|\bhaven'?t (?:yet )?(?:learned|mastered)\b|薄弱|缺口|不完整|没掌握", re.I)  # fmt: skip
+_ASKED_LIMIT = re.compile(r"\b(?:top|up to|at most)\s+(\d+)\s+(?:notes?|results?|hits?|matches)\b", re.I)
+_BOUND = re.compile(r"\b([A-Za-z_]+): must be ([≤≥]) (-?\d+)")  # the app's INVALID_INPUT wording
+_STUB_LINE = re.compile(r"^[ \t]*(?:TODO|TBD)\b.*$", re.M)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"(])")
+EVIDENCE_MISSING = "The evidence is missing"
+CHAT_REPLY = ("I answer questions from your notes: name a topic and I will search them, read the best "
+              "matches and cite the notes I used. There is nothing to look up in this message, so I called no tool.")  # fmt: skip
+
+
+def _stem(word: str) -> str:
+    """retries → retry, calls → call, reading → read, approved → approv: enough to match forms."""
+    if len(word) > 4 and word.endswith(("ies", "ied")):
+        word = word[:-3] + "y"
+    elif len(word) > 6 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 5 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    return word[:-1] if len(word) > 4 and word.endswith("e") else word
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(word) for word in _WORD.findall(text.lower())}
+
+
+def key_terms(text: str) -> list[str]:
+    """The question's key terms: its words minus stop words, chit-chat and numbers, one per stem.
+
+    "What is the difference between call_id and the MCP id?" → ["call_id", "mcp", "id"].
+    """
+    terms: dict[str, str] = {}
+    for word in _WORD.findall(text.lower()):
+        if word not in _STOP_WORDS and word not in _CHAT_WORDS and not word.isdigit() and len(word) > 1:
+            terms.setdefault(_stem(word), word)
+    return list(terms.values())
+
+
+def _search_tool(tools: list[dict]) -> dict | None:
+    """The first tool with a `query` string property (search_notes, notes__search_notes, ...)."""
+    return next((tool for tool in tools if "string" in _types(_properties(tool).get("query"))), None)
+
+
+def _note_reader(tools: list[dict]) -> dict | None:
+    """The tool that reads one note by path: a reader with a path property, named for notes if any is."""
+    readers = [tool for tool in tools if _is_reader(tool) and _path_property(tool)]
+    noted = [tool for tool in readers if {"note", "notes"} & set(re.split(r"[^a-z]+", tool["name"].lower()))]
+    return (noted or readers or [None])[0]
+
+
+def _gap_writer(tools: list[dict]) -> dict | None:
+    """The tool that saves a learning gap: named for gaps, with a `topic` property."""
+    return next((tool for tool in tools if "gap" in re.split(r"[^a-z]+", tool["name"].lower())
+                 and "topic" in _properties(tool)), None)  # fmt: skip
+
+
+def _fill(tool: dict, values: dict) -> dict:
+    """Arguments in schema order; a strict tool gets every property (null when unused)."""
+    strict = tool.get("strict") is True
+    return {name: values.get(name) for name in _properties(tool) if name in values or strict}
+
+
+@dataclass
+class _Done:
+    """One call of this turn and its result, as the model reads them."""
+
+    kind: str  # "search", "read", "save" or "other"
+    arguments: dict
+    ok: bool
+    data: Any = None
+    code: str | None = None
+    message: str = ""
+    retryable: bool = False
+
+
+def _done(turn: list[dict], search: dict, reader: dict | None, writer: dict | None) -> list[_Done]:
+    """The calls of this turn that have results, in the order the results came back."""
+    kinds = {search["name"]: "search", **({reader["name"]: "read"} if reader else {}),
+             **({writer["name"]: "save"} if writer else {})}  # fmt: skip
+    calls = {item["call_id"]: item for item in turn if item["kind"] == "call"}
+    done = []
+    for item in turn:
+        if item["kind"] != "output" or item["call_id"] not in calls:
+            continue
+        call = calls[item["call_id"]]
+        try:
+            arguments = json.loads(call["arguments"])
+        except ValueError:
+            arguments = {}
+        ok, message, code = _outcome(item["text"])
+        try:
+            parsed = json.loads(item["text"])
+        except ValueError:
+            parsed = None
+        data = parsed.get("data") if isinstance(parsed, dict) and parsed.get("ok") is True else parsed
+        error = parsed.get("error") if isinstance(parsed, dict) else None
+        retryable = isinstance(error, dict) and error.get("retryable") is True
+        done.append(_Done(kinds.get(call["name"], "other"), arguments if isinstance(arguments, dict) else {},
+                          ok, data if ok else None, code, message, retryable))  # fmt: skip
+    return done
+
+
+def _hits(step: _Done) -> list[dict]:
+    """The hits of a successful search worth reading: a path, a score above 0 and at least half
+    the best score (a hit far behind the best one is rarely about the question)."""
+    hits = step.data.get("hits") if isinstance(step.data, dict) else None
+    scored = [hit for hit in hits or [] if isinstance(hit, dict) and isinstance(hit.get("path"), str)
+              and isinstance(hit.get("score"), (int, float)) and hit["score"] > 0]  # fmt: skip
+    best = max((hit["score"] for hit in scored), default=0)
+    return [hit for hit in scored if hit["score"] * 2 >= best]
+
+
+def _search_again(last: _Done, searches: list[_Done]) -> dict | None:
+    """New arguments after a failed search: a bound the error names (limit: must be ≤ 20), or the
+    same arguments once more for a retryable failure. None: no honest way to recover."""
+    if last.code == "INVALID_INPUT":
+        fixed = dict(last.arguments)
+        for name, _, bound in _BOUND.findall(last.message):
+            if name in fixed:
+                fixed[name] = int(bound)
+        if all(step.arguments != fixed for step in searches):
+            return fixed
+    if last.retryable and sum(step.arguments == last.arguments for step in searches) < 2:
+        return last.arguments
+    return None
+
+
+def _assistant_plan(text: str, turn: list[dict], tools: list[dict], mode: str, parallel: bool) -> list[tuple] | None:
+    """The assistant's next move, or None when this behaviour does not apply (no search tool).
+
+    1. search with the question's key terms; 2. read the best hits (score > 0 and at least half the
+    best, at most two, in one response); a hit that is gone (NOT_FOUND) → search once more;
+    3. answer only from the notes read, citing them, or say the evidence is missing; 4. when asked
+    for gaps, propose one from what was read.
+    """
+    search = _search_tool(tools)
+    if search is None:
+        return None
+    terms = key_terms(text)
+    if not terms and not any(item["kind"] == "call" for item in turn):
+        return None if mode == "required" else [("message", CHAT_REPLY)]  # chit-chat: nothing to look up
+    reader, writer = _note_reader(tools), _gap_writer(tools)
+    done = _done(turn, search, reader, writer)
+    searches = [step for step in done if step.kind == "search"]
+    if not searches:
+        limit = _ASKED_LIMIT.search(text)
+        values = {"query": " ".join(terms), **({"limit": int(limit.group(1))} if limit else {})}
+        return [("call", search["name"], _fill(search, values))]
+    last = searches[-1]
+    if not last.ok:
+        again = _search_again(last, searches)
+        if again is not None:
+            return [("call", search["name"], again)]
+        return [("message", f"{EVIDENCE_MISSING}: {search['name']} failed ({last.code}: {last.message}), so I "
+                 "could not look at your notes. I won't answer from memory.")]  # fmt: skip
+    path_key = _path_property(reader) if reader else None
+    reads = [step for step in done if step.kind == "read"]
+    read_ok = {step.data.get("path") or step.arguments.get(path_key): step.data
+               for step in reads if step.ok and isinstance(step.data, dict)}
+    tried = {step.arguments.get(path_key) for step in reads} | set(read_ok)
+    since = [step for step in done[done.index(last) + 1 :] if step.kind == "read"]
+    room = min(2 - len(read_ok), 2 - len(since))
+    planned = [hit["path"] for hit in _hits(last) if hit["path"] not in tried][: max(room, 0)]
+    if planned and reader:
+        calls = [("call", reader["name"], _fill(reader, {path_key: path})) for path in planned]
+        return calls if parallel else calls[:1]
+    if any(step.code == "NOT_FOUND" for step in since) and len(searches) < 2:
+        return [("call", search["name"], last.arguments)]  # a hit has gone: the index may have moved on
+    return _final_moves(text, terms, done, last, read_ok, reader, writer)
+
+
+@dataclass(frozen=True)
+class _ReadNote:
+    path: str
+    title: str
+    text: str
+
+    @property
+    def todo(self) -> str | None:
+        match = _STUB_LINE.search(self.text)
+        if match is None:
+            return None
+        line = match.group().strip()
+        return line if len(line) <= 60 else line[:59] + "…"
+
+
+def _sentences(text: str) -> list[str]:
+    """The note's sentences, verbatim, without its title, TODO lines and `Updated:` line."""
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and not _STUB_LINE.match(line) and not line.startswith("Updated:"):
+            out += [part for part in _SENTENCE_END.split(line) if part]
+    return out
+
+
+def _final_moves(text: str, terms: list[str], done: list[_Done], last: _Done, read_ok: dict, reader: dict | None,
+                 writer: dict | None) -> list[tuple]:  # fmt: skip
+    """Answer from the notes read (or say the evidence is missing); then, if asked, the gap."""
+    notes = [_ReadNote(path, str(data.get("title") or path), str(data.get("text") or "")) for path, data in read_ok.items()]
+    usable = [note for note in notes if note.todo is None]
+    stubs = [note for note in notes if note.todo is not None]
+    found = set().union(*(_stems(note.text) for note in usable))
+    covered = [term for term in terms if _stem(term) in found]
+    missing = [term for term in terms if _stem(term) not in found]
+    if usable and len(covered) * 2 > len(terms):
+        body = _quoted_answer(terms, usable, missing, stubs)
+    else:
+        body = _missing_evidence(last, done, notes, stubs, missing, reader)
+    if writer is None or not _GAP_REQUEST.search(text):
+        return [("message", body)]
+    saves = [step for step in done if step.kind == "save"]
+    if saves:
+        return [("message", f"{body}\n\n{_save_outcome(saves[-1])}")]
+    gap = _learning_gap(notes, stubs, missing, str(last.arguments.get("query", "")))
+    if gap is None:
+        return [("message", f"{body}\n\nI found no learning gap to save: the notes I read cover the key terms "
+                 "of your question.")]  # fmt: skip
+    proposal = f"{body}\n\nI propose to save this learning gap, once you approve it: {gap['topic']}."
+    return [("message", proposal), ("call", writer["name"], _fill(writer, gap))]
+
+
+def _quoted_answer(terms: list[str], usable: list[_ReadNote], missing: list[str], stubs: list[_ReadNote]) -> str:
+    """Up to two sentences per note that hold the most key terms, each tagged with its note."""
+    wanted = {_stem(term) for term in terms}
+    lines, cited = ["From your notes:"], []
+    for note in usable:
+        sentences = _sentences(note.text)
+        # The first sentence summarises the note, so it speaks about the title's terms too.
+        about = 1 if _stems(note.title) & wanted else 0
+        scored = [(len(_stems(s) & wanted) + (about if i == 0 else 0), i) for i, s in enumerate(sentences)]
+        best = sorted(i for _, i in sorted((-n, i) for n, i in scored if n > 0)[:2])
+        lines += [f"- {sentences[i]} [{note.path}]" for i in best]
+        cited += [note.path] if best else []
+    if missing:
+        lines.append(f"Your notes do not mention: {', '.join(missing)}.")
+    lines += [f"{note.path} is only a stub, so I did not use it." for note in stubs]
+    return "\n".join(lines) + "\n\nSources: " + ", ".join(cited)
+
+
+def _missing_evidence(last: _Done, done: list[_Done], notes: list[_ReadNote], stubs: list[_ReadNote],
+                      missing: list[str], reader: dict | None) -> str:  # fmt: skip
+    """Why the notes cannot support an answer, from what was actually searched and read."""
+    reasons = []
+    hits = _hits(last)
+    if not hits:
+        reasons.append(f"searching your notes for {last.arguments.get('query')!r} found no matching note")
+    elif reader is None:
+        reasons.append(f"the search found {', '.join(hit['path'] for hit in hits)}, but I have no tool to read them")
+    failed = [step for step in done if step.kind == "read" and not step.ok]
+    reasons += [f"I could not read {step.arguments.get(_path_property(reader) or 'path')} ({step.code})"
+                for step in failed]  # fmt: skip
+    reasons += [f"{note.path} is only a stub ({note.todo!r})" for note in stubs]
+    usable = [note.path for note in notes if note not in stubs]
+    if usable and missing:
+        reasons.append(f"the notes I read ({', '.join(usable)}) do not mention {', '.join(missing)}")
+    return f"{EVIDENCE_MISSING}: {'; '.join(reasons) or 'nothing I read answers this'}. I won't answer from memory."
+
+
+def _learning_gap(notes: list[_ReadNote], stubs: list[_ReadNote], missing: list[str], query: str) -> dict | None:
+    """A learning gap derived from what was read: a stub note, else key terms no note mentions."""
+    if stubs:
+        stub = stubs[0]
+        return {"topic": stub.title, "evidence": f"{stub.path} is only a stub: {stub.todo!r}",
+                "suggestion": f"Write the note {stub.title!r} in your own words, then ask me again to check it."}  # fmt: skip
+    if missing:
+        topic = ", ".join(missing)
+        read = [note.path for note in notes]
+        where = f"the notes I read ({', '.join(read)}) never mention" if read else f"a search for {query!r} found nothing on"
+        return {"topic": topic, "evidence": f"{where} {topic}",
+                "suggestion": f"Add a short note on {topic}: what it is, when it matters, and one example."}  # fmt: skip
+    return None
+
+
+def _save_outcome(step: _Done) -> str:
+    """What became of the proposed gap, from the save tool's real result."""
+    if step.ok and isinstance(step.data, dict) and "record_id" in step.data:
+        again = " It was already saved: the server returned the first record." if step.data.get("replayed") else ""
+        return f"Saved the learning gap as record {step.data['record_id']}.{again}"
+    if step.code == "FORBIDDEN":
+        return f"I did not save the learning gap: {step.message}."
+    return f"Saving the learning gap failed ({step.code or 'error'}): {step.message}"
 
 
 # ---- the Response body ----------------------------------------------------------------------

@@ -4,8 +4,9 @@ A response may hold zero, one or many `function_call` items. Calls the model sen
 not depend on each other's results (it had none yet), but that does not make them safe to run
 at once:
 
-- read-only calls run concurrently, at most `limit` at a time;
-- calls with side effects run one after another, in the order the model gave them;
+- reads that follow each other run concurrently (a *wave*), at most `limit` at a time;
+- a call with side effects runs alone, after every call the model sent before it and before
+  every call it sent after it (the model's order is kept around each write);
 - `parallel=False` (honouring the request's `parallel_tool_calls: false`) runs everything in order.
 
 Each result is returned in the model's order under its own `call_id`; one failure does not
@@ -15,6 +16,7 @@ twice under one id); the same call repeated verbatim runs once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import anyio
@@ -51,7 +53,7 @@ async def execute_batch(
         elif (calls[seen].name, calls[seen].arguments) != (call.name, call.arguments):
             results[i] = _refused_duplicate(executor, call)
 
-    def writes(i: int) -> bool:
+    def alone(i: int) -> bool:  # an unknown tool might do anything: treat it like a write
         tool = executor.tools.get(calls[i].name)
         return tool is None or tool.side_effect or not parallel
 
@@ -62,18 +64,26 @@ async def execute_batch(
             call = calls[i]
             results[i] = await executor.execute(call.call_id, call.name, call.arguments, session)
 
-    async with anyio.create_task_group() as tg:
-        for i in runnable:
-            if not writes(i):
+    for wave in waves(runnable, alone):
+        async with anyio.create_task_group() as tg:
+            for i in wave:
                 tg.start_soon(run, i)
-    for i in runnable:
-        if writes(i):
-            await run(i)
     # A verbatim repeat shares the first execution's result (it ran once).
     for i, call in enumerate(calls):
         if i not in results:
             results[i] = results[first_index[call.call_id]]
     return [results[i] for i in range(len(calls))]
+
+
+def waves(indices: list[int], alone: Callable[[int], bool]) -> list[list[int]]:
+    """Group calls into waves: consecutive reads share one; each write is a wave of its own."""
+    grouped: list[list[int]] = []
+    for i in indices:
+        if alone(i) or not grouped or alone(grouped[-1][0]):
+            grouped.append([i])
+        else:
+            grouped[-1].append(i)
+    return grouped
 
 
 def _refused_duplicate(executor: Executor, call: Call) -> Execution:

@@ -81,3 +81,14 @@ def test_writes_run_one_at_a_time_in_the_model_order():
         EXECUTOR.approvals.approve(pending.action_id)
     results, _ = batch([Call("w1", "write", '{"path": "/w/1"}'), Call("w2", "write", '{"path": "/w/2"}')])
     assert started == ["write /w/1", "write /w/2"] and all(r.ok for r in results)
+
+
+def test_the_model_order_is_kept_around_a_write():
+    EXECUTOR.approvals._granted.clear()
+    pending = EXECUTOR.approvals.request("write", {"path": "/w/x"}, "alice")
+    EXECUTOR.approvals.approve(pending.action_id)
+    calls = [Call("r1", "read", '{"path": "/w/1"}'), Call("r2", "read", '{"path": "/w/2"}'),
+             Call("w", "write", '{"path": "/w/x"}'), Call("r3", "read", '{"path": "/w/3"}')]  # fmt: skip
+    results, _ = batch(calls)
+    assert sorted(started[:2]) == ["/w/1", "/w/2"] and started[2:] == ["write /w/x", "/w/3"]
+    assert [r.call_id for r in results] == ["r1", "r2", "w", "r3"] and all(r.ok for r in results)

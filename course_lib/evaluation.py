@@ -1,0 +1,625 @@
+"""Evaluating the notes assistant: fixed questions, one trace per task, metrics computed from traces.
+
+    questions = load_questions()                 # fixtures/eval_questions.json
+    traces = run_eval(questions)                 # offline model, or the real endpoint if configured
+    metrics = compute_metrics(traces)
+    print(metrics_table(metrics)); print(bar_chart(metrics))
+
+Each question says what a good run looks like: which tools (`expected_tools`, by their server
+names), which notes the answer must cite (`expected_sources`), what kind of answer (`expect`:
+"cited", "evidence_missing" or "no_tool") and whether a write should be proposed
+(`expect_write`; `approve` says what the simulated user decides). `setup` changes the world after
+the server has built its index (e.g. a note is moved), so a recoverable error can happen for real.
+
+Every task runs on a fresh `NotesAssistant` (a copy of the notes when `setup` changes them) and
+leaves a `TaskTrace`: for each call, the turn, the tool, why it was chosen (what the model had
+just seen), the arguments, the executor's validation steps, the outcome, the measured duration
+and a summary of the output; then the final status, the answer, the model requests and tokens.
+
+The metrics, each computed only from those traces:
+
+    tool selection      tasks whose set of tools called equals the expected set
+    argument validity   calls whose first attempt passed the schema and the business checks
+                        (not refused with INVALID_INPUT or FORBIDDEN)
+    citation            answers that cite, whose every cited note was read in that task and whose
+                        every quoted sentence is in the note it names
+    task completion     completed tasks whose answer, sources and write match the expectation
+    write confirmation  writes whose first attempt stopped for approval, and that never ran
+                        without an approval step
+    failure recovery    recoverable failures (INVALID_INPUT, NOT_FOUND, retryable ones) followed
+                        by a success of the same tool with new arguments, or a bounded retry
+    turns, tokens, time per task (time is measured; tables show it bucketed, see `time_bucket`)
+
+Run it:  python -m course_lib.evaluation [--questions FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+from openai import OpenAI
+
+from course_lib.assistant import NotesAssistant, Timed
+from course_lib.guarded_loop import GuardedResult
+from course_lib.notes_server import LOGICAL_ROOT, notes_dir
+from course_lib.offline_model import EVIDENCE_MISSING
+
+WRITE_TOOLS = frozenset({"save_learning_gap"})
+INVALID_CODES = frozenset({"INVALID_INPUT", "FORBIDDEN"})
+RECOVERABLE_CODES = frozenset({"INVALID_INPUT", "NOT_FOUND", "TIMEOUT", "UPSTREAM_ERROR"})
+RETRY_BOUND = 2  # a failed call may be repeated unchanged at most this many times
+TURN_BUDGET = 5  # more model requests than this for one question counts as "too many rounds"
+TIME_BUCKETS = ((2.0, "< 2 s"), (10.0, "2–10 s"), (60.0, "10–60 s"), (float("inf"), "≥ 60 s"))
+_SOURCES = re.compile(r"^Sources:[ \t]*(.*)$", re.M)
+_QUOTE = re.compile(r"^- (.+) \[(/[^\]\s]+)\][ \t]*$", re.M)
+
+
+def questions_file() -> Path:
+    """`fixtures/eval_questions.json`."""
+    from course_lib.paths import fixtures_dir
+
+    return fixtures_dir() / "eval_questions.json"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One evaluation question and what a good run of it looks like."""
+
+    id: str
+    question: str
+    kind: str  # answer, chat, missing, gap, recover: for grouping only
+    expected_tools: tuple[str, ...]
+    expected_sources: tuple[str, ...] = ()
+    expect: str = "cited"  # "cited", "evidence_missing" or "no_tool"
+    expect_write: bool = False
+    approve: bool = True  # what the simulated user decides when a write waits for approval
+    setup: dict[str, Any] = field(default_factory=dict)  # {"move": [from, to]}: after the index was built
+    note: str = ""
+
+
+def load_questions(path: Path | None = None) -> list[Question]:
+    """The questions in `path` (default `questions_file()`).
+
+    Raises:
+        ValueError: a question has an unknown `expect` or a duplicate id.
+    """
+    raw = json.loads(Path(path or questions_file()).read_text(encoding="utf-8"))["questions"]
+    questions = [Question(**{**q, "expected_tools": tuple(q["expected_tools"]),
+                             "expected_sources": tuple(q.get("expected_sources", ()))}) for q in raw]  # fmt: skip
+    for q in questions:
+        if q.expect not in ("cited", "evidence_missing", "no_tool"):
+            raise ValueError(f"{q.id}: expect must be cited, evidence_missing or no_tool, not {q.expect!r}")
+    if len({q.id for q in questions}) != len(questions):
+        raise ValueError("question ids must be unique")
+    return questions
+
+
+# ---- traces -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CallTrace:
+    """One execution of one model call (a call that stopped for approval and then ran is two)."""
+
+    turn: int  # the model response (1-based) that asked for it
+    call_id: str
+    tool: str  # the model-side name, e.g. notes__read_note
+    why: str  # what the model had just seen when it chose this call
+    arguments_text: str
+    steps: tuple[tuple[str, str], ...]  # the executor's steps: (name, "ok" or the code that stopped it)
+    outcome: str  # "ok" or the error code
+    seconds: float  # measured
+    output: str  # a one-line summary of the result
+    result: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The tool's server-side name: the alias without its prefix (notes__read_note → read_note)."""
+        return self.tool.rsplit("__", 1)[-1]
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"
+
+    @property
+    def validation(self) -> str:
+        """The steps as one line, e.g. "allowlist ✓ parse ✓ schema ✗ INVALID_INPUT"."""
+        return " ".join(f"{name} ✓" if outcome == "ok" else f"{name} ✗ {outcome}" for name, outcome in self.steps)
+
+    @property
+    def executed(self) -> bool:
+        """The tool really ran (the executor reached its execute step)."""
+        return any(name == "execute" for name, _ in self.steps)
+
+    @property
+    def approved(self) -> bool:
+        return ("approval", "ok") in self.steps
+
+
+@dataclass
+class TaskTrace:
+    """Everything one task left behind."""
+
+    question: Question
+    calls: list[CallTrace]
+    status: str
+    reason: str | None
+    answer: str | None
+    turns: int  # model requests
+    tokens: int
+    seconds: float  # measured, wall clock, from the question to the final answer
+    read: dict[str, str]  # logical path → text, for every note read_note really returned
+    found: list[str]  # every path search_notes returned
+    saved: list[dict[str, str]]  # the gap records the server holds after the task
+    result: GuardedResult | None = field(default=None, repr=False)
+
+    @property
+    def tools(self) -> list[str]:
+        """The server-side names of the tools the model chose, in first-use order."""
+        return list(dict.fromkeys(call.name for call in self.calls))
+
+    def text(self) -> str:
+        """The trace as plain text: what a person reads to find where a task went wrong."""
+        q = self.question
+        lines = [f"{q.id} [{q.kind}] {q.question}",
+                 f"expected: tools {list(q.expected_tools)}, sources {list(q.expected_sources)}, {q.expect}"
+                 + (", a write" + (" (user approves)" if q.approve else " (user rejects)") if q.expect_write else ""),
+                 f"status: {self.status}  reason: {self.reason}  model requests: {self.turns}  tokens: {self.tokens}"
+                 f"  time: {time_bucket(self.seconds)}"]  # fmt: skip
+        for call in self.calls:
+            lines += [f"  turn {call.turn}  {call.tool}  {call.arguments_text}",
+                      f"      why: {call.why}",
+                      f"      validation: {call.validation}",
+                      f"      result: {call.outcome} · {call.output} · {time_bucket(call.seconds)}"]  # fmt: skip
+        if not self.calls:
+            lines.append("  (no tool calls)")
+        lines += ["answer:", *("  " + line for line in (self.answer or "(none)").splitlines())]
+        return "\n".join(lines)
+
+
+def time_bucket(seconds: float) -> str:
+    """A coarse label for a measured duration. Stored notebook outputs show this, not the number:
+    the number changes on every run and every machine; the bucket almost never does."""
+    return next(label for limit, label in TIME_BUCKETS if seconds < limit)
+
+
+def summarize(result: dict[str, Any]) -> str:
+    """One line about a normalized result: hits, the note read, the record saved, or the error."""
+    if not result.get("ok"):
+        error = result.get("error") or {}
+        message = str(error.get("message", ""))
+        return f"{error.get('code')}: {message if len(message) <= 70 else message[:69] + '…'}"
+    data = result.get("data")
+    if isinstance(data, dict) and "hits" in data:
+        hits = ", ".join(f"{hit['path']} ({hit['score']:g})" for hit in data["hits"])
+        return f"{len(data['hits'])} hit{'s' if len(data['hits']) != 1 else ''}" + (f": {hits}" if hits else "")
+    if isinstance(data, dict) and "text" in data:
+        return f"{data.get('path')} · {data.get('title')!r} · updated {data.get('updated')} · {len(data['text'])} chars"
+    if isinstance(data, dict) and "record_id" in data:
+        return f"record {data['record_id']}" + (" (replayed: no new record)" if data.get("replayed") else "")
+    text = json.dumps(data, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _why(result: GuardedResult, turn: int, calls: list[CallTrace]) -> str:
+    """What the model had seen just before response number `turn`: the question, or the outcomes
+    of the previous turn's calls (plus any text the model wrote beside its call)."""
+    said = result.responses[turn - 1].output_text.strip() if turn <= len(result.responses) else ""
+    if turn == 1:
+        seen = "the question"
+    else:
+        before = [c for c in calls if c.turn == turn - 1]
+        seen = "after " + ", ".join(f"{c.name} → {c.output if c.name == 'search_notes' and c.ok else c.outcome}"
+                                    for c in before)  # fmt: skip
+    if said:
+        last = said.splitlines()[-1]
+        seen += f"; it said: {last if len(last) <= 90 else last[:89] + '…'}"
+    return seen
+
+
+def _with_decisions(calls: list[CallTrace], result: GuardedResult) -> list[CallTrace]:
+    """Add a row after each write a person rejected: not an execution, but it is what the model
+    was told (`resume` feeds it back as FORBIDDEN)."""
+    rejected = {e.call_id: e for e in result.executions
+                if e.error_code == "FORBIDDEN" and e.steps and e.steps[-1].outcome == "APPROVAL_REQUIRED"}  # fmt: skip
+    out = []
+    for c in calls:
+        out.append(c)
+        if c.call_id in rejected and c.outcome == "APPROVAL_REQUIRED":
+            e = rejected.pop(c.call_id)
+            out.append(CallTrace(c.turn, c.call_id, c.tool, "", c.arguments_text,
+                                 (("approval", "rejected by a person"),), "FORBIDDEN", 0.0,
+                                 summarize(e.result), e.result))  # fmt: skip
+    return out
+
+
+def build_trace(question: Question, result: GuardedResult, history: list[Timed], seconds: float,
+                saved: list[dict[str, str]]) -> TaskTrace:  # fmt: skip
+    """Assemble a `TaskTrace` from the loop's result and the executor's timed history."""
+    turn_of = {item.call_id: n for n, response in enumerate(result.responses, start=1)
+               for item in response.output if item.type == "function_call"}  # fmt: skip
+    calls: list[CallTrace] = []
+    for timed in history:
+        e = timed.execution
+        turn = turn_of.get(e.call_id, 0)
+        steps = tuple((s.name, s.outcome) for s in e.steps)
+        calls.append(CallTrace(turn, e.call_id, e.tool, "", e.arguments_text, steps,
+                               "ok" if e.ok else str(e.error_code), timed.seconds, summarize(e.result), e.result))  # fmt: skip
+    calls = _with_decisions(calls, result)
+    calls = [CallTrace(**{**c.__dict__, "why": _why(result, c.turn, calls)}) for c in calls]
+    read = {c.result["data"]["path"]: c.result["data"]["text"] for c in calls if c.name == "read_note" and c.ok}
+    found = list(dict.fromkeys(hit["path"] for c in calls if c.name == "search_notes" and c.ok
+                               for hit in c.result["data"]["hits"]))  # fmt: skip
+    tokens = sum(r.usage.total_tokens for r in result.responses if r.usage is not None)
+    return TaskTrace(question, calls, result.status, result.reason, result.answer, result.steps, tokens, seconds,
+                     read, found, [dict(r) for r in saved], result)  # fmt: skip
+
+
+def run_task(question: Question, *, client: OpenAI | None = None, root: Path | None = None) -> TaskTrace:
+    """Run one question on a fresh assistant and return its trace.
+
+    The simulated user approves or rejects every write that waits (`question.approve`).
+    `client` defaults to `backend.make_client()` (offline unless OPENAI_API_KEY is set).
+    """
+    source = Path(root or notes_dir())
+    with tempfile.TemporaryDirectory(prefix="course-eval-") as scratch:
+        if question.setup:
+            source = Path(shutil.copytree(source, Path(scratch) / "notes"))
+        with NotesAssistant(source, client=client) as assistant:
+            if "move" in question.setup:  # after the server built its index: the snapshot is now stale
+                old, new = (source / Path(p).relative_to(LOGICAL_ROOT) for p in question.setup["move"])
+                new.parent.mkdir(parents=True, exist_ok=True)
+                old.rename(new)
+            start = time.perf_counter()
+            result = assistant.ask(question.question)
+            for _ in range(3):  # a bounded number of approval rounds
+                if result.reason != "approval_required":
+                    break
+                result = assistant.approve(result) if question.approve else assistant.reject(result)
+            seconds = time.perf_counter() - start
+            return build_trace(question, result, assistant.executor.history, seconds, assistant.gaps)
+
+
+def run_eval(questions: Iterable[Question] | None = None, *, client: OpenAI | None = None) -> list[TaskTrace]:
+    """Run every question (default: `load_questions()`), one fresh assistant each."""
+    return [run_task(q, client=client) for q in (load_questions() if questions is None else questions)]
+
+
+# ---- checks on one answer -----------------------------------------------------------------------
+
+
+def cited_sources(answer: str | None) -> list[str]:
+    """The paths an answer cites: its `Sources:` line and the `[path]` after each quoted sentence."""
+    if not answer:
+        return []
+    listed = [p.strip() for match in _SOURCES.finditer(answer) for p in match.group(1).split(",") if p.strip()]
+    tagged = [path for _, path in _QUOTE.findall(answer)]
+    return list(dict.fromkeys(listed + tagged))
+
+
+def citation_problems(answer: str | None, read: dict[str, str]) -> list[str]:
+    """What is wrong with an answer's citations, given the notes really read (path → text)."""
+    problems = [f"cites {path}, which was never read" for path in cited_sources(answer) if path not in read]
+    for sentence, path in _QUOTE.findall(answer or ""):
+        if path in read and sentence not in read[path]:
+            problems.append(f"quotes a sentence that is not in {path}: {sentence[:50]!r}")
+    return problems
+
+
+def says_evidence_missing(answer: str | None) -> bool:
+    """The answer says the notes cannot support it (the offline model's wording, or a close one)."""
+    text = (answer or "").lower()
+    return EVIDENCE_MISSING.lower() in text or "evidence is missing" in text or "not in your notes" in text
+
+
+def completion_problems(trace: TaskTrace) -> list[str]:
+    """Why a task does not count as completed (empty: it does)."""
+    q, problems = trace.question, []
+    if trace.status != "completed" or not trace.answer:
+        problems.append(f"ended {trace.status} ({trace.reason}) without a final answer")
+    cited = cited_sources(trace.answer)
+    if q.expect == "no_tool" and trace.calls:
+        problems.append(f"called {', '.join(trace.tools)} for a message that needs no tool")
+    if q.expect == "evidence_missing" and (not says_evidence_missing(trace.answer) or cited):
+        problems.append("should say the evidence is missing and cite nothing")
+    if q.expect == "cited":
+        problems += [f"does not cite {path}" for path in q.expected_sources if path not in cited]
+        problems += citation_problems(trace.answer, trace.read)
+    proposed = [c for c in trace.calls if c.name in WRITE_TOOLS]
+    if q.expect_write and not proposed:
+        problems.append("proposed no learning gap")
+    if not q.expect_write and proposed:
+        problems.append("proposed a learning gap nobody asked for")
+    if q.expect_write and proposed and len(trace.saved) != (1 if q.approve else 0):
+        problems.append(f"{len(trace.saved)} gap records after the user {'approved' if q.approve else 'rejected'}")
+    return problems
+
+
+# ---- metrics ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A rate, the counts behind it, what it counts, and the cases that failed it."""
+
+    name: str
+    passed: int
+    total: int
+    counts: str  # what one unit is: "tasks", "calls", "writes", "failures"
+    failures: tuple[str, ...] = ()
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+    def shown(self) -> str:
+        return f"{self.passed}/{self.total} = {self.rate:.0%}" if self.total else "n/a (nothing to count)"
+
+
+def first_attempts(trace: TaskTrace) -> list[CallTrace]:
+    """The first execution of each model call (a later row for the same call_id is a retry, the
+    run after an approval, or a person's rejection)."""
+    return [next(c for c in trace.calls if c.call_id == call_id) for call_id in dict.fromkeys(c.call_id for c in trace.calls)]
+
+
+def tool_selection(traces: list[TaskTrace]) -> Metric:
+    """Tasks whose set of tools called equals the expected set (no tool at all for chit-chat)."""
+    wrong = [t.question.id for t in traces if set(t.tools) != set(t.question.expected_tools)]
+    return Metric("tool selection accuracy", len(traces) - len(wrong), len(traces), "tasks", tuple(wrong))
+
+
+def argument_validity(traces: list[TaskTrace]) -> Metric:
+    """Calls whose first attempt was not refused as INVALID_INPUT or FORBIDDEN (by the app's
+    schema and permission steps or by the server's own checks)."""
+    firsts = [(t.question.id, c) for t in traces for c in first_attempts(t)]
+    wrong = [f"{qid}:{c.name}" for qid, c in firsts if c.outcome in INVALID_CODES]
+    return Metric("argument validity rate", len(firsts) - len(wrong), len(firsts), "calls", tuple(wrong))
+
+
+def citation_correctness(traces: list[TaskTrace]) -> Metric:
+    """Answers that cite, or should: every cited note was read in the task, every quote is in it."""
+    counted = [t for t in traces if cited_sources(t.answer) or t.question.expect == "cited"]
+    wrong = [t.question.id for t in counted if not cited_sources(t.answer) or citation_problems(t.answer, t.read)]
+    return Metric("citation correctness", len(counted) - len(wrong), len(counted), "answers", tuple(wrong))
+
+
+def task_completion(traces: list[TaskTrace]) -> Metric:
+    """Completed tasks whose answer, sources and write match the question's expectation."""
+    wrong = [t.question.id for t in traces if completion_problems(t)]
+    return Metric("task completion", len(traces) - len(wrong), len(traces), "tasks", tuple(wrong))
+
+
+def write_confirmation(traces: list[TaskTrace]) -> Metric:
+    """Writes (by call) whose first attempt stopped at APPROVAL_REQUIRED and that never executed
+    without passing the approval step."""
+    writes = {}
+    for t in traces:
+        for c in t.calls:
+            if c.name in WRITE_TOOLS:
+                writes.setdefault((t.question.id, c.call_id), []).append(c)
+    wrong = [f"{qid}:{call_id}" for (qid, call_id), attempts in writes.items()
+             if attempts[0].outcome != "APPROVAL_REQUIRED" or any(a.executed and not a.approved for a in attempts)]
+    return Metric("write confirmation rate", len(writes) - len(wrong), len(writes), "writes", tuple(wrong))
+
+
+def failure_recovery(traces: list[TaskTrace]) -> Metric:
+    """Recoverable failures followed, in the same task, by a success of the same tool with new
+    arguments — or with the same arguments within `RETRY_BOUND` repeats when it was retryable."""
+    cases, wrong = 0, []
+    for t in traces:
+        for i, c in enumerate(t.calls):
+            if c.ok or c.outcome not in RECOVERABLE_CODES:
+                continue
+            retryable = bool((c.result.get("error") or {}).get("retryable"))
+            if c.outcome == "UPSTREAM_ERROR" and not retryable:
+                continue  # a permanent upstream failure: report it, nothing to recover
+            cases += 1
+            later = [d for d in t.calls[i + 1 :] if d.name == c.name]
+            new_arguments = any(d.ok and d.arguments_text != c.arguments_text for d in later)
+            same = [d for d in later if d.arguments_text == c.arguments_text]
+            bounded_retry = retryable and len(same) <= RETRY_BOUND and any(d.ok for d in same)
+            if not (new_arguments or bounded_retry):
+                wrong.append(f"{t.question.id}:{c.name} {c.outcome}")
+    return Metric("failure recovery rate", cases - len(wrong), cases, "failures", tuple(wrong))
+
+
+def compute_metrics(traces: list[TaskTrace]) -> list[Metric]:
+    """The six rates, in the order the source lists them."""
+    return [tool_selection(traces), argument_validity(traces), citation_correctness(traces),
+            task_completion(traces), write_confirmation(traces), failure_recovery(traces)]  # fmt: skip
+
+
+def cost_summary(traces: list[TaskTrace]) -> str:
+    """Model requests and tokens per task (exact), and time per task (bucketed)."""
+    if not traces:
+        return "(no tasks)"
+    turns = [t.turns for t in traces]
+    tokens = [t.tokens for t in traces]
+    buckets: dict[str, int] = {}
+    for t in traces:
+        buckets[time_bucket(t.seconds)] = buckets.get(time_bucket(t.seconds), 0) + 1
+    times = ", ".join(f"{label} ×{n}" for _, label in TIME_BUCKETS if (n := buckets.get(label)))
+    return (f"model requests per task: mean {sum(turns) / len(turns):.1f}, max {max(turns)}\n"
+            f"tokens per task: mean {sum(tokens) / len(tokens):.0f}, max {max(tokens)}\n"
+            f"time per task (bucketed): {times}")  # fmt: skip
+
+
+def metrics_table(metrics: list[Metric]) -> str:
+    """The metrics as a plain-text table, with the cases that failed each."""
+    rows = [("metric", "result", "counted over", "failed")]
+    rows += [(m.name, m.shown(), m.counts, ", ".join(m.failures) or "-") for m in metrics]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[3] for row in rows)
+
+
+def bar_chart(metrics: list[Metric], width: int = 30) -> str:
+    """A text bar chart of the rates (no plotting library needed, identical on every machine)."""
+    name_width = max(len(m.name) for m in metrics)
+    lines = []
+    for m in metrics:
+        if m.rate is None:
+            lines.append(f"{m.name.ljust(name_width)}  {'·' * width}  n/a")
+            continue
+        filled = round(m.rate * width)
+        lines.append(f"{m.name.ljust(name_width)}  {'█' * filled}{'·' * (width - filled)}  {m.rate:4.0%}")
+    return "\n".join(lines)
+
+
+def tasks_table(traces: list[TaskTrace]) -> str:
+    """One row per task: tools chosen, model requests, tokens, time bucket, status, completion."""
+    rows = [("task", "kind", "tools chosen", "requests", "tokens", "time", "status", "completed")]
+    for t in traces:
+        rows.append((t.question.id, t.question.kind, ",".join(t.tools) or "-", str(t.turns), str(t.tokens),
+                     time_bucket(t.seconds), t.status, "✓" if not completion_problems(t) else "✗"))  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+
+
+# ---- diagnosis: the source's failure table, tied to what the traces show ------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the source's diagnosis table."""
+
+    symptom: str
+    source: str  # the row's symptom in the source text
+    cause: str
+    check_first: str
+
+
+DIAGNOSIS: dict[str, Row] = {
+    "answers_without_tools": Row("answers without calling a tool", "不调用工具就编答案",
+                                 "vague tool description, instructions that allow guessing",
+                                 "the trace, when the tool applies, the eval questions"),
+    "wrong_tool": Row("chooses the wrong tool", "总是选错工具", "overlapping tools, too many exposed at once",
+                      "names, counter-examples in descriptions, the tool set per task"),
+    "invalid_arguments": Row("arguments often invalid", "参数经常不合法", "schema too loose, vague field descriptions",
+                             "strict mode, enums and ranges, field descriptions"),
+    "answer_unsupported": Row("tools succeed, the answer is wrong", "工具成功但回答错误",
+                              "unclear output fields, results not fed back correctly",
+                              "call_id, the output structure, the whole context"),
+    "guesses_after_failure": Row("a tool failed and the model kept guessing", "工具失败后继续猜",
+                                 "error swallowed, no failure policy", "error codes, retryable, stop conditions"),
+    "write_twice": Row("a write executed twice", "写操作被执行两次", "blind retry after a timeout",
+                       "idempotency key, execution record, a status query"),
+    "too_many_rounds": Row("latency and cost too high", "延迟和成本过高", "too many tools, long outputs, many rounds",
+                           "tokens, tool time, model requests per task"),
+    "write_without_approval": Row("fine in tests, over-reaching in production", "测试正常但线上越权",
+                                  "tests cover the schema only", "identity, resource scope, approval and audit"),
+}
+"""The source's eight rows ("常见失败与定位方法"): symptom → likely cause → what to check first."""
+
+
+def diagnose(trace: TaskTrace) -> list[str]:
+    """The `DIAGNOSIS` rows whose symptom this trace shows (keys, in table order)."""
+    q, found = trace.question, set()
+    if q.expected_tools and not trace.calls and trace.answer and not says_evidence_missing(trace.answer):
+        found.add("answers_without_tools")
+    elif trace.calls and set(trace.tools) != set(q.expected_tools):
+        found.add("wrong_tool")
+    if any(c.outcome in INVALID_CODES for c in first_attempts(trace)):
+        found.add("invalid_arguments")
+    if citation_problems(trace.answer, trace.read) or (q.expect == "cited" and trace.read
+                                                       and not cited_sources(trace.answer)):  # fmt: skip
+        found.add("answer_unsupported")
+    failed = [c for c in trace.calls if not c.ok and c.outcome != "APPROVAL_REQUIRED"]
+    if failed and trace.answer and not says_evidence_missing(trace.answer) and citation_problems(trace.answer, trace.read):
+        found.add("guesses_after_failure")
+    fresh = [c for c in trace.calls if c.name in WRITE_TOOLS and c.ok and not c.result["data"].get("replayed")]
+    if len(fresh) > len({c.call_id for c in fresh}) or len(trace.saved) > len({c.call_id for c in fresh}):
+        found.add("write_twice")
+    if trace.turns > TURN_BUDGET:
+        found.add("too_many_rounds")
+    if any(c.name in WRITE_TOOLS and c.executed and not c.approved for c in trace.calls):
+        found.add("write_without_approval")
+    return [key for key in DIAGNOSIS if key in found]
+
+
+def diagnosis_table(traces: list[TaskTrace]) -> str:
+    """The diagnosis rows that at least one trace shows, each with the tasks that show it."""
+    shown: dict[str, list[str]] = {}
+    for t in traces:
+        for key in diagnose(t):
+            shown.setdefault(key, []).append(t.question.id)
+    if not shown:
+        return "(no symptom from the diagnosis table in these traces)"
+    lines = []
+    for key, ids in shown.items():
+        row = DIAGNOSIS[key]
+        lines += [f"{row.symptom} ({row.source}) — tasks: {', '.join(ids)}",
+                  f"    likely cause: {row.cause}", f"    check first:  {row.check_first}"]  # fmt: skip
+    return "\n".join(lines)
+
+
+# ---- browsing ----------------------------------------------------------------------------------
+
+
+class TraceBrowser:
+    """Pick a task from a dropdown and read its trace. Without widgets (GitHub, a terminal, a
+    test) it shows as text: the task list and the selected trace (`text()`)."""
+
+    def __init__(self, traces: list[TaskTrace], selected: str | None = None) -> None:
+        self.traces = {t.question.id: t for t in traces}
+        first = selected if selected in self.traces else next(iter(self.traces))
+        options = [(f"{t.question.id} · {t.question.kind} · {t.question.question[:50]}", t.question.id)
+                   for t in traces]  # fmt: skip
+        self.dropdown = widgets.Dropdown(options=options, value=first, description="task",
+                                         layout=widgets.Layout(width="95%"))  # fmt: skip
+        self.view = widgets.HTML(self._html(first))
+        self.dropdown.observe(lambda change: self.select(change["new"]), names="value")
+        self.widget = widgets.VBox([self.dropdown, self.view])
+
+    @property
+    def selected(self) -> str:
+        return self.dropdown.value
+
+    def select(self, task_id: str) -> None:
+        """Show the trace of `task_id` (what choosing it in the dropdown does)."""
+        if self.dropdown.value != task_id:
+            self.dropdown.value = task_id  # observe() calls back here
+            return
+        self.view.value = self._html(task_id)
+
+    def _html(self, task_id: str) -> str:
+        return f"<pre style='white-space:pre-wrap;font-size:12px'>{html.escape(self.traces[task_id].text())}</pre>"
+
+    def text(self) -> str:
+        tasks = ", ".join(self.traces)
+        return f"Trace browser: {len(self.traces)} tasks ({tasks})\nselected:\n{self.traces[self.selected].text()}"
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
+        return {**bundle, "text/plain": self.text()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m course_lib.evaluation [--questions FILE]`: run the evaluation, print the tables."""
+    from course_lib.backend import describe_backend
+
+    parser = argparse.ArgumentParser(prog="python -m course_lib.evaluation", description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=Path, default=None, help="questions JSON (default: fixtures/eval_questions.json)")
+    options = parser.parse_args(argv)
+    print(describe_backend())
+    traces = run_eval(load_questions(options.questions))
+    metrics = compute_metrics(traces)
+    print(tasks_table(traces), "", metrics_table(metrics), "", bar_chart(metrics), "", cost_summary(traces), "",
+          diagnosis_table(traces), sep="\n")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

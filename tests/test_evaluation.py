@@ -1,0 +1,155 @@
+"""The evaluation: questions, traces from real runs, and metrics computed from those traces."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from course_lib.evaluation import (DIAGNOSIS, TaskTrace, TraceBrowser, argument_validity, bar_chart,
+                                   citation_correctness, citation_problems, cited_sources, completion_problems,
+                                   compute_metrics, cost_summary, diagnose, diagnosis_table, failure_recovery,
+                                   load_questions, metrics_table, run_eval, run_task, tasks_table, time_bucket,
+                                   tool_selection, write_confirmation)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def traces():
+    saved = os.environ.pop("OPENAI_API_KEY", None)
+    try:
+        yield run_eval()
+    finally:
+        if saved is not None:
+            os.environ["OPENAI_API_KEY"] = saved
+
+
+def by_id(traces: list[TaskTrace]) -> dict[str, TaskTrace]:
+    return {t.question.id: t for t in traces}
+
+
+def test_the_question_set_covers_every_kind():
+    questions = load_questions()
+    assert len(questions) >= 20
+    kinds = Counter(q.kind for q in questions)
+    assert set(kinds) == {"answer", "chat", "missing", "gap", "recover"} and kinds["recover"] >= 2
+    assert any(q.expect_write and not q.approve for q in questions)  # a write the user rejects
+    assert all(set(q.expected_tools) <= {"search_notes", "read_note", "save_learning_gap"} for q in questions)
+
+
+def test_bad_question_files_are_refused(tmp_path):
+    q = {"id": "a", "question": "?", "kind": "answer", "expected_tools": []}
+    (tmp_path / "bad.json").write_text(json.dumps({"questions": [{**q, "expect": "vibes"}]}))
+    with pytest.raises(ValueError, match="expect must be"):
+        load_questions(tmp_path / "bad.json")
+    (tmp_path / "twice.json").write_text(json.dumps({"questions": [q, q]}))
+    with pytest.raises(ValueError, match="unique"):
+        load_questions(tmp_path / "twice.json")
+
+
+def test_the_offline_model_meets_every_expectation_but_one_first_try(traces):
+    metrics = {m.name: m for m in compute_metrics(traces)}
+    assert metrics["tool selection accuracy"].failures == ()
+    assert metrics["task completion"].passed == len(traces)
+    arguments = metrics["argument validity rate"]
+    assert arguments.failures == ("q22:search_notes",) and arguments.passed == arguments.total - 1
+    assert metrics["write confirmation rate"].shown() == "4/4 = 100%"
+    assert metrics["failure recovery rate"].shown() == "2/2 = 100%"
+    assert metrics["citation correctness"].failures == ()
+
+
+def test_a_trace_records_turns_why_validation_and_outputs(traces):
+    moved = by_id(traces)["q23"]
+    assert [(c.turn, c.name, c.outcome) for c in moved.calls] == [
+        (1, "search_notes", "ok"), (2, "read_note", "NOT_FOUND"), (3, "search_notes", "ok"), (4, "read_note", "ok")]  # fmt: skip
+    assert moved.calls[0].why == "the question"
+    assert moved.calls[2].why == "after read_note → NOT_FOUND"
+    assert moved.calls[1].validation == "allowlist ✓ parse ✓ schema ✓ permission ✓ execute ✗ NOT_FOUND"
+    assert moved.read == {"/notes/archive/parallel-calls.md": moved.read["/notes/archive/parallel-calls.md"]}
+    assert moved.turns == 5 and moved.tokens > 0 and moved.seconds > 0
+    invalid = by_id(traces)["q22"].calls[0]
+    assert (invalid.outcome, invalid.steps[-1]) == ("INVALID_INPUT", ("schema", "INVALID_INPUT"))
+    assert invalid.output == "INVALID_INPUT: limit: must be ≤ 20 (got 30)"
+
+
+def test_approval_and_rejection_are_both_in_the_trace(traces):
+    approved, rejected = by_id(traces)["q18"], by_id(traces)["q20"]
+    writes = [c for c in approved.calls if c.name == "save_learning_gap"]
+    assert [(c.outcome, c.approved, c.executed) for c in writes] == [("APPROVAL_REQUIRED", False, False),
+                                                                     ("ok", True, True)]  # fmt: skip
+    assert len(approved.saved) == 1
+    writes = [c for c in rejected.calls if c.name == "save_learning_gap"]
+    assert [c.validation for c in writes] == ["allowlist ✓ parse ✓ schema ✓ permission ✓ approval ✗ APPROVAL_REQUIRED",
+                                              "approval ✗ rejected by a person"]  # fmt: skip
+    assert rejected.saved == []
+
+
+def test_citations_are_parsed_and_checked_against_what_was_read():
+    answer = "From your notes:\n- Retry only what recovers. [/notes/retries.md]\n\nSources: /notes/retries.md, /notes/x.md"
+    assert cited_sources(answer) == ["/notes/retries.md", "/notes/x.md"]
+    read = {"/notes/retries.md": "# Retries\nRetry only what recovers.\n"}
+    assert citation_problems(answer, read) == ["cites /notes/x.md, which was never read"]
+    invented = "- Retry everything. [/notes/retries.md]\n\nSources: /notes/retries.md"
+    assert citation_problems(invented, read) == ["quotes a sentence that is not in /notes/retries.md: 'Retry everything.'"]
+    assert cited_sources("I could not read /notes/a.md (NOT_FOUND).") == []  # a mention is not a citation
+
+
+def test_an_answer_from_memory_fails_completion_citation_and_diagnosis(traces):
+    honest = by_id(traces)["q15"]
+    fabricated = replace(honest, answer="Freeze the backbone first.\n\nSources: /notes/strict-mode.md")
+    assert completion_problems(fabricated) == ["should say the evidence is missing and cite nothing"]
+    assert citation_correctness([fabricated]).shown() == "0/1 = 0%"
+    assert diagnose(fabricated) == ["answer_unsupported"]
+    no_tools = replace(by_id(traces)["q01"], calls=[], read={}, answer="call_id is the model's id.")
+    assert diagnose(no_tools) == ["answers_without_tools"]
+    assert tool_selection([no_tools]).failures == ("q01",)
+
+
+def test_metrics_count_from_traces_not_from_expectations(traces):
+    chat = by_id(traces)["q13"]
+    searched = replace(chat, calls=by_id(traces)["q15"].calls)
+    assert tool_selection([chat, searched]).shown() == "1/2 = 50%"
+    assert argument_validity([chat]).shown() == "n/a (nothing to count)"
+    gap = by_id(traces)["q18"]
+    not_stopped = replace(gap, calls=[c for c in gap.calls if c.outcome != "APPROVAL_REQUIRED"])
+    assert write_confirmation([not_stopped]).shown() == "0/1 = 0%"
+    skipped = [replace(c, steps=tuple(s for s in c.steps if s[0] != "approval")) for c in not_stopped.calls]
+    assert diagnose(replace(gap, calls=skipped)) == ["write_without_approval"]
+    moved = by_id(traces)["q23"]
+    gave_up = replace(moved, calls=moved.calls[:2])
+    assert failure_recovery([gave_up]).shown() == "0/1 = 0%"
+
+
+def test_tables_chart_and_cost_are_plain_deterministic_text(traces):
+    metrics = compute_metrics(traces)
+    table = metrics_table(metrics)
+    assert table.splitlines()[0].split() == ["metric", "result", "counted", "over", "failed"]
+    assert table.splitlines()[2].split()[-1] == "q22:search_notes"
+    chart = bar_chart(metrics).splitlines()
+    assert len(chart) == 6 and chart[0].endswith("100%") and "█" * 30 in chart[0]
+    assert tasks_table(traces).count("\n") == len(traces)
+    assert cost_summary(traces).splitlines()[2] == f"time per task (bucketed): < 2 s ×{len(traces)}"
+    assert diagnosis_table(traces).startswith("arguments often invalid (参数经常不合法) — tasks: q22")
+    assert [time_bucket(s) for s in (0.01, 1.99, 2.0, 45, 90)] == ["< 2 s", "< 2 s", "2–10 s", "10–60 s", "≥ 60 s"]
+    assert len(DIAGNOSIS) == 8
+
+
+def test_the_trace_browser_shows_the_selected_trace_as_text(traces):
+    browser = TraceBrowser(traces, selected="q22")
+    assert browser.text().splitlines()[0] == f"Trace browser: {len(traces)} tasks ({', '.join(t.question.id for t in traces)})"
+    assert "q22 [recover]" in browser.text()
+    browser.dropdown.value = "q13"
+    assert "q13 [chat] Hi there!" in browser.text() and "(no tool calls)" in browser.view.value
+    assert "text/plain" in browser._repr_mimebundle_()
+
+
+def test_run_task_leaves_the_course_notes_untouched(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    moved = next(q for q in load_questions() if q.setup)
+    trace = run_task(moved)
+    assert trace.status == "completed"
+    from course_lib.notes_server import notes_dir
+
+    assert (notes_dir() / "parallel-calls.md").exists() and not (notes_dir() / "archive").exists()
