@@ -1,0 +1,90 @@
+"""The offline model: a deterministic stand-in that speaks the OpenAI Responses API wire format.
+
+What it is: a small set of readable rules behind `POST /v1/responses`. It validates a request the
+way the real API does (a 400 naming the offending field), then behaves like a careful model:
+
+- after tool results (`function_call_output`) it answers only from those results, quoting them,
+  and reports a failed result as a failure — never as a successful read;
+- otherwise it reads the latest user message, finds the file paths and line ranges in it
+  ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行"), picks a
+  file-reading tool among the declared function tools and emits one `function_call` per read;
+- with no path it asks which file; with no usable tool it says so. It never invents a path,
+  an argument value or file content.
+
+What it is not: a language model. It has no knowledge, makes no network calls and is keyed to no
+notebook's exact wording. The same request always gives a byte-identical response (ids are hashes
+of the request body), so notebook outputs can be stored.
+
+Answer formats (notebooks may rely on them; P is the path, T the tool name, read from the call):
+
+- success: "Here are the first N lines of P, as returned by T:\\n\\n<exact output text>"; also
+  "the last N lines of P", "the contents of P" (no head/tail), "Here is the first line of P" (N = 1);
+  a call without a path argument: "Here is what T returned for <arguments text>:\\n\\n<text>";
+  an empty output: "T returned no text for the first N lines of P."
+- error: "The tool T reported an error when asked for the first N lines of P.\\nError code: C\\n
+  Error message: M\\nI could not read the file, so I won't say anything about what it contains."
+  (no "Error code" line when the output has no code).
+- several results: one paragraph each, in input order, separated by a blank line.
+- no path: "Which file should I read? Please give me its path; I won't guess one."
+
+The notes assistant (capstone). When the declared tools include a search tool — one with a
+`query` string property, e.g. `search_notes` or `notes__search_notes` — and the request names no
+file (a file-read request keeps every behaviour above), the model makes the assistant's moves:
+
+1. search with the question's key terms (its words minus stop words and chit-chat; `limit` only
+   when the user asks for "top N notes", else null for a strict tool and absent otherwise); a
+   message with no key term ("Hi there!") gets a short reply and no call;
+2. read the best hits with the note-reading tool (score > 0 and at least half the best, at most
+   two, in one response: parallel calls). A search refused with INVALID_INPUT that names a bound
+   ("limit: must be ≤ 20") is sent again within it; a retryable failure is repeated once; a hit
+   that no longer exists (NOT_FOUND) → one more search, then read the new hits;
+3. answer only from the notes read: "From your notes:", up to two sentences per note quoted
+   verbatim as "- <sentence> [<path>]", then "Sources: <paths of the notes quoted>". When the
+   notes do not support an answer (no hits, nothing readable, only stubs — notes with a TODO
+   line — or at most half of the key terms in the notes read): "The evidence is missing: <why,
+   from what was searched and read>. I won't answer from memory.";
+4. asked for gaps ("where is my understanding incomplete", "save a learning gap") with a gap tool
+   declared (named for gaps, with a `topic` property): after the reads, a message with the answer
+   and the proposal plus one call with topic/evidence/suggestion taken from what was read (the
+   stub note, else the key terms no note mentions); after its result, the answer plus "Saved the
+   learning gap as record <id>." or why it was not saved. It never fills in any other property.
+
+Personas (for the prompt-injection demo; the switch is a real request field, so it shows in the
+request body): by default the model is *careful* — tool output is data it quotes, never an
+instruction it follows. With `"metadata": {"course_persona": "gullible"}` it is *gullible*: when
+the newest tool results (the outputs after its latest calls) contain a line of the exact form
+
+    CALL <tool name> <JSON object>
+
+(on a line of its own, in the text the tool returned; for an execution-layer result
+`{"ok": true, "data": {"text": ...}}` that is `data.text`) and <tool name> is a function tool this
+request declares and may call, it emits that `function_call` with exactly those arguments instead
+of answering. Tools that are not declared are ignored, as is everything with `tool_choice: "none"`.
+Other `course_persona` values are a 400; other metadata keys are accepted and echoed, as the
+real API does.
+
+Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765`.
+"""
+
+from course_lib.offline_model.assistant import CHAT_REPLY
+from course_lib.offline_model.assistant_answer import EVIDENCE_MISSING
+from course_lib.offline_model.personas import PERSONA_KEY, PERSONAS
+from course_lib.offline_model.response import CREATED_AT, respond
+from course_lib.offline_model.server import handle, main, offline_transport, serve
+from course_lib.offline_model.terms import key_terms
+from course_lib.offline_model.validation import BadRequest
+
+__all__ = [
+    "BadRequest",
+    "CHAT_REPLY",
+    "CREATED_AT",
+    "EVIDENCE_MISSING",
+    "PERSONAS",
+    "PERSONA_KEY",
+    "handle",
+    "key_terms",
+    "main",
+    "offline_transport",
+    "respond",
+    "serve",
+]

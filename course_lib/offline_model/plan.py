@@ -1,0 +1,83 @@
+"""The output plan for one request: which function calls to make, or what to say instead.
+
+After tool results: answer from them (or make the next serial call); the gullible persona may obey
+an injected `CALL` line first. Before results: a call per read the request names, the notes
+assistant's moves for a question, or a plain-text reply. The rules in full are in the package
+docstring (`course_lib.offline_model`).
+"""
+
+from __future__ import annotations
+
+from course_lib.offline_model.answers import _answer_from_outputs
+from course_lib.offline_model.assistant import _assistant_plan
+from course_lib.offline_model.personas import _injected_call
+from course_lib.offline_model.reading import (
+    _FILE_INTENT,
+    _arguments,
+    _extract_reads,
+    _find_reader_tool,
+    _last_turn,
+    _latest_user_text,
+    _path_property,
+)
+
+
+def _listed(paths: list[str]) -> str:
+    return " and ".join([", ".join(paths[:-1]), paths[-1]] if len(paths) > 1 else paths)
+
+
+def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool, persona: str = "careful") -> list[tuple]:
+    """The output plan: ("call", tool name, arguments) and ("message", text) entries.
+
+    After results: answer from the results only (or, with serial calls, make the next one); the
+    gullible persona first obeys a `CALL` line in the newest results (see the module docstring).
+    Before results: call the tool for every read the request names, or reply in text.
+    """
+    text, turn = _latest_user_text(items), _last_turn(items)
+    outputs = [item for item in turn if item["kind"] == "output"]
+    if outputs and persona == "gullible" and mode != "none" and (obeyed := _injected_call(turn, tools)):
+        return [obeyed]
+    reads = _extract_reads(text)
+    if mode in ("auto", "required") and not reads and (plan := _assistant_plan(text, turn, tools, mode, parallel)):
+        return plan  # a question (no file named) and a search tool: the notes assistant's moves
+    forced = tools[0] if mode == "forced" else None
+    if mode == "none" or (forced and not _path_property(forced)):
+        reader = None
+    else:
+        reader = forced or _find_reader_tool(tools, text)
+    calls = [("call", reader["name"], _arguments(reader, read)) for read in reads] if reader else []
+    if outputs:
+        # Serial calls (parallel_tool_calls false) went out one per request, in plan order: ask for
+        # the next one. Otherwise every call is answered, so answer from the results alone.
+        made = sum(1 for item in turn if item["kind"] == "call")
+        pending = [] if parallel else calls[made : made + 1]
+        return pending or [("message", _answer_from_outputs(items, outputs))]
+    if calls:
+        return calls if parallel else calls[:1]
+    if forced and not reader:  # a forced tool that takes no path: call it only if it needs nothing
+        required = (forced.get("parameters") or {}).get("required") or []
+        if not required:
+            return [("call", forced["name"], {})]
+        return [("message", f"To call {forced['name']} I need {_listed(required)}, and the request does not "
+                 "give them. Could you tell me?")]
+    return [("message", _reply_without_call(text, mode, reader, reads))]
+
+
+def _reply_without_call(text: str, mode: str, reader: dict | None, reads: list[tuple]) -> str:
+    """Plain text when no call is made: tools off, no reading tool, no path, or nothing to read."""
+    paths = list(dict.fromkeys(path for path, _, _ in reads))
+    contents = "what they contain" if len(paths) > 1 else "what it contains"
+    if paths and mode == "none":
+        return (f"To answer I would need to read {_listed(paths)} with a tool, but tool use is turned off for "
+                f'this request (tool_choice is "none"). I won\'t guess {contents}.')
+    if paths:
+        return (f"I can't read {_listed(paths)}: no file-reading tool is available for this request, and "
+                f"I won't guess {contents}.")
+    if reader and (mode in ("forced", "required") or _FILE_INTENT.search(text)):
+        return "Which file should I read? Please give me its path; I won't guess one."
+    if reader:
+        offer = (f"I can read a text file with {reader['name']}: tell me its path and, if you like, which lines "
+                 '(for example "the first 20 lines").')
+    else:
+        offer = "No file-reading tool is available for this request, so there is nothing I can look up."
+    return "I'm an offline teaching model: I follow fixed rules and only answer from what a tool returns. " + offer

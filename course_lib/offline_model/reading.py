@@ -1,0 +1,191 @@
+"""Understanding a file-read request: which files, which lines, and which declared tool reads them.
+
+Paths and line ranges ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行")
+come from the latest user message; the reader is a declared function tool that reads a file's text,
+with a property that takes the path. Arguments follow that tool's own schema.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_NUMBER_WORDS = dict(zip("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                         "fifteen sixteen seventeen eighteen nineteen twenty".split(), range(1, 21)))
+_NUMBER_WORDS |= dict(zip("一 二 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六 十七 十八 十九 二十".split(), range(1, 21)))
+_NUMBER_WORDS["两"] = 2
+# longest words first, so that "十二" is not read as "十"
+_NUM = "(\\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
+_RANGES = [  # (kind, pattern); the number is group 1, a missing number means 1 ("the first line")
+    ("head", re.compile(rf"\b(?:first|top|opening|initial|leading)\s+{_NUM}\b", re.I)),
+    ("tail", re.compile(rf"\b(?:last|final|bottom|ending|closing|trailing)\s+{_NUM}\b", re.I)),
+    ("head", re.compile(rf"\bhead\s*(?:-n|=|:)?\s*{_NUM}\b", re.I)),
+    ("tail", re.compile(rf"\btail\s*(?:-n|=|:)?\s*{_NUM}\b", re.I)),
+    ("head", re.compile(r"\b(?:first|top|opening)\s+line\b()", re.I)),
+    ("tail", re.compile(r"\b(?:last|final|bottom)\s+line\b()", re.I)),
+    ("head", re.compile(rf"(?:前|开头)\s*{_NUM}\s*行")),
+    ("tail", re.compile(rf"(?:最后|后|末尾|结尾)\s*{_NUM}\s*行")),
+]
+# "show me 10 lines of a.txt" reads from the top; "it has 30 lines" is not a request
+_BARE_COUNT = re.compile(
+    rf"\b(?:show|read|print|display|give|see|view|need|want)\s+(?:me\s+)?(?:just\s+|only\s+)?{_NUM}\s+lines?\b", re.I
+)
+_CLAUSE_BREAK = re.compile(r"[;,\n。，；！？!?]|\.(?=\s|$)|\s(?:and|then|plus|also)\s|和|以及|然后|再", re.I)
+_PATH_RUN = re.compile(r"[A-Za-z0-9_./~-]+")  # ASCII only, so "读取notes.txt前20行" still splits
+_FILE_NAME = re.compile(r"[A-Za-z0-9_.~-]*[A-Za-z0-9_~-]\.[A-Za-z][A-Za-z0-9]{0,7}")
+_FILE_INTENT = re.compile(
+    r"\b(?:read|show|open|display|print|cat|view|contents?|lines?|files?)\b|读|查看|显示|打开|文件", re.I
+)
+
+
+def _number(token: str) -> int:
+    """"20" → 20, "five" → 5, "十二" → 12, "" → 1 ("the first line")."""
+    return int(token) if token.isdigit() else _NUMBER_WORDS.get(token.lower(), 1)
+
+
+def _find_paths(text: str) -> list[tuple[int, int, str]]:
+    """Spans and text of path-like tokens: rooted (`/a/b`, `./a`, `~/a`) or with a file extension."""
+    found = []
+    for match in _PATH_RUN.finditer(text):
+        token = match.group().rstrip(".-")  # a full stop after a path is punctuation, not the path
+        if match.start() > 0 and text[match.start() - 1] == ":" or token.startswith("//"):
+            continue  # the rest of a URL (https://...)
+        rooted = token.startswith(("/", "./", "../", "~/")) and re.search(r"[A-Za-z0-9]", token)
+        named = _FILE_NAME.fullmatch(token.rsplit("/", 1)[-1]) and token.lower() not in ("e.g", "i.e", "etc")
+        if rooted or named:
+            found.append((match.start(), match.start() + len(token), token))
+    return found
+
+
+def _find_ranges(masked: str) -> list[tuple[int, int, str, int]]:
+    """Line ranges (start, end, "head"/"tail", n) in text whose paths are blanked out."""
+    ranges, taken = [], set()
+    for kind, pattern in _RANGES:
+        for m in pattern.finditer(masked):
+            if not taken & set(range(*m.span())):
+                ranges.append((m.start(), m.end(), kind, _number(m.group(1))))
+                taken |= set(range(*m.span()))
+    for m in _BARE_COUNT.finditer(masked):
+        if not taken & set(range(*m.span())):
+            ranges.append((m.start(), m.end(), "head", _number(m.group(1))))
+    return sorted(ranges)
+
+
+def _clause(text: str, position: int) -> int:
+    """The index of the clause (split at commas, "and", full stops, 和 …) that holds `position`."""
+    return sum(1 for m in _CLAUSE_BREAK.finditer(text) if m.end() <= position)
+
+
+def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """Characters between two spans of text (0 when they touch or overlap)."""
+    return max(a[0] - b[1], b[0] - a[1], 0)
+
+
+def _extract_reads(text: str) -> list[tuple[str, str | None, int | None]]:
+    """The reads a request asks for: (path, "head"/"tail"/None, line count or None), in order.
+
+    A range belongs to the closest path in its own clause; a range in a clause without a path
+    ("Read a.txt. Only the first 5 lines.") applies to every path that has no range of its own,
+    else to the closest path. A path with no range is read whole.
+    """
+    paths = _find_paths(text)
+    if not paths:
+        return []
+    masked = text
+    for start, end, _ in paths:  # so that a number inside a path is never a line count
+        masked = masked[:start] + " " * (end - start) + masked[end:]
+    ranges: dict[str, list] = {path: [] for _, _, path in paths}
+    loose = []
+    for start, end, kind, n in _find_ranges(masked):
+        here = [p for p in paths if _clause(masked, p[0]) == _clause(masked, start)]
+        if here:
+            nearest = min(here, key=lambda p: _gap(p[:2], (start, end)))
+            ranges[nearest[2]].append((start, kind, n))
+        else:
+            loose.append((start, end, kind, n))
+    for start, end, kind, n in loose:
+        targets = [path for path, found in ranges.items() if not found]
+        for path in targets or [min(paths, key=lambda p: _gap(p[:2], (start, end)))[2]]:
+            ranges[path].append((start, kind, n))
+    reads = []
+    for path, found in ranges.items():
+        for read in [(path, kind, n) for _, kind, n in sorted(found)] or [(path, None, None)]:
+            if read not in reads:
+                reads.append(read)
+    return reads
+
+
+def _properties(tool: dict) -> dict:
+    return (tool.get("parameters") or {}).get("properties") or {}
+
+
+def _types(schema: Any) -> list:
+    """The JSON types a property allows; strict schemas write "string or null" as a list or anyOf."""
+    if not isinstance(schema, dict):
+        return []
+    declared = schema.get("type")
+    return (declared if isinstance(declared, list) else [declared]) + [
+        kind for branch in schema.get("anyOf") or [] for kind in _types(branch)
+    ]
+
+
+def _path_property(tool: dict) -> str | None:
+    """The string property that takes the file path: named like a path, else described as one."""
+    strings = {name: schema for name, schema in _properties(tool).items() if "string" in _types(schema)}
+    for name in strings:
+        if name.lower() in ("path", "file_path", "filepath", "filename", "file", "note_path"):
+            return name
+    for name, schema in strings.items():
+        if re.search(r"path|file", str(schema.get("description", "")), re.I):
+            return name
+    return None
+
+
+def _is_reader(tool: dict) -> bool:
+    """A tool whose name (`read_text_file`, `fs__read_text_file`, `read_note`) or description
+    says it reads a file or text."""
+    words = set(re.split(r"[^a-z]+", tool["name"].lower()))
+    if words & {"media", "image", "info", "metadata", "multiple"}:  # about a file, but not its text
+        return False
+    verb = words & {"read", "view", "open", "cat", "show", "load"} or {"get"} <= words and words & {"text", "contents"}
+    by_name = verb and words & {"file", "files", "text", "note", "notes", "doc", "document", "contents", "content"}
+    description = str(tool.get("description", ""))
+    by_description = re.search(r"\bread(s|ing)?\b[^.]*\b(files?|text|notes?|documents?)\b", description, re.I)
+    return bool(by_name or by_description)
+
+
+def _mentions(text: str, word: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", text, re.I) is not None
+
+
+def _find_reader_tool(tools: list[dict], text: str) -> dict | None:
+    """The file-reading tool to use: one named in the request ("using ref__read_text_file"),
+    else one whose alias prefix is named ("with the ref server"), else the first declared."""
+    readers = [tool for tool in tools if _is_reader(tool) and _path_property(tool)]
+
+    def score(tool: dict) -> int:
+        prefix, sep, _ = tool["name"].partition("__")
+        return 2 if _mentions(text, tool["name"]) else 1 if sep and _mentions(text, prefix) else 0
+
+    return max(readers, key=score, default=None)  # max keeps the first of equals: declaration order
+
+
+def _arguments(tool: dict, read: tuple[str, str | None, int | None]) -> dict[str, Any]:
+    """Arguments for one read, in schema property order; head/tail only if the schema has them.
+    A strict tool gets every property, with null for the ones not used (strict has no "absent")."""
+    path, kind, n = read
+    values = {_path_property(tool): path}
+    if kind in _properties(tool):
+        values[kind] = n
+    strict = tool.get("strict") is True
+    return {name: values.get(name) for name in _properties(tool) if name in values or strict}
+
+
+def _latest_user_text(items: list[dict]) -> str:
+    return next((item["text"] for item in reversed(items) if item.get("role") == "user"), "")
+
+
+def _last_turn(items: list[dict]) -> list[dict]:
+    """Everything after the last user message: the model's calls and their results so far."""
+    users = [i for i, item in enumerate(items) if item.get("role") == "user"]
+    return items[users[-1] + 1 :] if users else items

@@ -1,0 +1,90 @@
+"""`respond`: one `POST /v1/responses` body in, one Response JSON dict out (pure, deterministic).
+
+Validates the body, plans the output, then builds the Response: ids are hashes of the request
+body, `created_at` is fixed and usage is a rough token count, so the same request always gives a
+byte-identical response.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+from course_lib.offline_model.personas import _persona
+from course_lib.offline_model.plan import _decide
+from course_lib.offline_model.validation import (
+    BadRequest,
+    _check_pairs,
+    _get,
+    _parse_input,
+    _parse_tools,
+    _tool_policy,
+    _type_error,
+)
+
+CREATED_AT = 1767225600  # 2026-01-01T00:00:00Z: fixed so stored notebook outputs never change
+
+
+def _hex(seed: str, label: str, length: int) -> str:
+    return hashlib.sha256(f"{seed}|{label}".encode()).hexdigest()[:length]
+
+
+def _tokens(text: str) -> int:
+    return math.ceil(len(text) / 4)  # a rough, deterministic stand-in for a tokenizer
+
+
+def _output_item(entry: tuple, seed: str, index: int) -> dict[str, Any]:
+    if entry[0] == "call":
+        return {"type": "function_call", "id": f"fc_{_hex(seed, f'fc{index}', 24)}",
+                "call_id": f"call_{_hex(seed, f'call{index}', 12)}", "name": entry[1],
+                "arguments": json.dumps(entry[2], separators=(",", ":"), ensure_ascii=False), "status": "completed"}
+    return {"type": "message", "id": f"msg_{_hex(seed, f'msg{index}', 24)}", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": entry[1], "annotations": [], "logprobs": []}]}
+
+
+def respond(body: dict) -> dict:
+    """Answer one `POST /v1/responses` body with a Response JSON dict (pure and deterministic).
+
+    Raises:
+        BadRequest: the body is malformed, as the real API would reject it.
+    """
+    if not isinstance(body, dict):
+        raise _type_error("body", dict, body)
+    model = _get(body, "model", "", str)
+    if body.get("stream"):
+        raise BadRequest("The offline model does not stream; leave 'stream' unset.", "stream", "unsupported_value")
+    if body.get("previous_response_id"):
+        raise BadRequest("The offline model keeps no state: send the earlier items in 'input' instead of "
+                         "'previous_response_id'.", "previous_response_id", "unsupported_parameter")
+    instructions = _get(body, "instructions", "", str, optional=True)
+    parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
+    metadata = _get(body, "metadata", "", dict, optional=True)
+    for key, value in (metadata or {}).items():
+        if not isinstance(value, str):
+            raise _type_error(f"metadata.{key}", str, value)
+    persona = _persona(metadata)
+    items = _parse_input(body)
+    mode, allowed = _tool_policy(body, _parse_tools(body))
+    _check_pairs(items)
+    seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    plan = _decide(items, mode, allowed, parallel is not False, persona)
+    output = [_output_item(entry, seed, i) for i, entry in enumerate(plan)]
+    produced = "".join(part["text"] for item in output for part in item.get("content", []))
+    produced += "".join(item.get("name", "") + item.get("arguments", "") for item in output)
+    input_tokens, output_tokens = _tokens(seed), _tokens(produced)
+    return {
+        "id": f"resp_{_hex(seed, 'resp', 24)}", "object": "response", "created_at": CREATED_AT,
+        "status": "completed", "background": False, "completed_at": CREATED_AT, "error": None,
+        "incomplete_details": None, "instructions": instructions, "max_output_tokens": None,
+        "model": model, "output": output, "parallel_tool_calls": parallel is not False,
+        "previous_response_id": None, "reasoning": {"effort": None, "summary": None},
+        "service_tier": "default", "store": body.get("store") is not False, "temperature": 1.0,
+        "text": {"format": {"type": "text"}, "verbosity": "medium"},
+        "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools") or [], "top_p": 1.0,
+        "truncation": "disabled", "user": None, "metadata": metadata or {},
+        "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                  "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
+                  "total_tokens": input_tokens + output_tokens},
+    }
