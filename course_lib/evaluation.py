@@ -232,7 +232,7 @@ def _with_decisions(calls: list[CallTrace], result: GuardedResult) -> list[CallT
     """Add a row after each write a person rejected: not an execution, but it is what the model
     was told (`resume` feeds it back as FORBIDDEN)."""
     rejected = {e.call_id: e for e in result.executions
-                if e.error_code == "FORBIDDEN" and e.steps and e.steps[-1].outcome == "APPROVAL_REQUIRED"}  # fmt: skip
+                if e.error_code == "FORBIDDEN" and e.steps and e.steps[-1].name == "decision"}  # fmt: skip
     out = []
     for c in calls:
         out.append(c)

@@ -17,13 +17,13 @@ The turn's calls run through `parallel.execute_batch` (reads together, writes in
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from openai import OpenAI
 
 from course_lib.backend import model_name
-from course_lib.execution import Execution, Executor, Session
+from course_lib.execution import Execution, Executor, Session, Step
 from course_lib.host import McpHost
 from course_lib.loop import LoopResult, TraceLink
 from course_lib.parallel import Call, execute_batch
@@ -91,8 +91,9 @@ def resume(
         arguments = execution.arguments or {}
         if executor.approvals.granted(execution.tool, arguments, session.user_id):
             execution = host.run(executor.execute, execution.call_id, execution.tool, execution.arguments_text, session)
-        else:
-            execution.result = failure("FORBIDDEN", "the user rejected this action; do not retry it")
+        else:  # a new Execution: the pending one stays as it was (what the person was shown)
+            execution = replace(execution, result=failure("FORBIDDEN", "the user rejected this action; do not retry it"),
+                                steps=[*execution.steps, Step("decision", "FORBIDDEN")])  # fmt: skip
         _record(result, execution)
     result.status, result.reason = "incomplete", "max_steps"
     return _continue(client, host, executor, session, result, steps_left=max_steps, **options)

@@ -53,6 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from course_lib.arguments import ArgumentsError, ReadTextFileArgs, validate_arguments
 from course_lib.fs_server import ToolFailure, Workspace
+from course_lib.words import tokens
 
 logger = logging.getLogger(__name__)
 
@@ -167,26 +168,7 @@ class SavedGap(BaseModel):
 
 # ---- notes and the index -----------------------------------------------------------------------
 
-_TOKEN = re.compile(r"[a-z0-9_]+")
 _UPDATED = re.compile(r"^Updated:\s*(\d{4}-\d{2}-\d{2})\s*$", re.M)
-
-
-def stem(word: str) -> str:
-    """A deliberately small stemmer: retries → retry, calls → call, reading → read, approved → approv."""
-    if len(word) > 4 and word.endswith(("ies", "ied")):
-        word = word[:-3] + "y"
-    elif len(word) > 6 and word.endswith("ing"):
-        word = word[:-3]
-    elif len(word) > 5 and word.endswith("ed"):
-        word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    return word[:-1] if len(word) > 4 and word.endswith("e") else word
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased, stemmed word tokens (`call_id` stays one token)."""
-    return [stem(word) for word in _TOKEN.findall(text.lower())]
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import os
 import shutil
 import tempfile

@@ -18,7 +18,8 @@ from mcp.shared.exceptions import MCPError
 from course_lib.declarations import strict_schema, strict_schema_problems
 from course_lib.fs_server import ToolFailure
 from course_lib.notes_server import (GapStore, KnowledgeBase, NotesIndex, build_notes_server, notes_dir,
-                                     notes_server, parse_note, stem, tokens)  # fmt: skip
+                                     notes_server, parse_note)  # fmt: skip
+from course_lib.words import stem, tokens
 
 REPO = Path(__file__).resolve().parent.parent
 NOTES = REPO / "fixtures" / "notes"

@@ -5,9 +5,9 @@ The notes assistant searches with these terms and checks whether the notes it re
 
 from __future__ import annotations
 
-import re
+from course_lib.words import WORD as _WORD
+from course_lib.words import stem as _stem
 
-_WORD = re.compile(r"[a-z0-9_]+")
 _STOP_WORDS = frozenset("""
     a an the and or but if then than so as of to in on at by for with from into about over under between
     don doesn didn isn aren wasn weren won couldn shouldn wouldn haven hasn ll ve re
@@ -25,19 +25,6 @@ _CHAT_WORDS = frozenset("""
     hi hello hey thanks thank cheers bye goodbye morning afternoon evening great helpful nice awesome
     cool ok okay welcome today lot doing going fine good
 """.split())
-
-
-def _stem(word: str) -> str:
-    """retries → retry, calls → call, reading → read, approved → approv: enough to match forms."""
-    if len(word) > 4 and word.endswith(("ies", "ied")):
-        word = word[:-3] + "y"
-    elif len(word) > 6 and word.endswith("ing"):
-        word = word[:-3]
-    elif len(word) > 5 and word.endswith("ed"):
-        word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    return word[:-1] if len(word) > 4 and word.endswith("e") else word
 
 
 def _stems(text: str) -> set[str]:
