@@ -239,7 +239,7 @@ def run(quick: bool = False) -> list[Row]:
     young, old = anyio.run(_history_cost, history)
     rows.append(Row(BENCH, "McpConnection in-process, calls 1-200", young, "µs"))
     rows.append(Row(BENCH, f"McpConnection in-process, after {history} calls", old, "µs",
-                    note=f"{old / young:.2f}× a young connection: each call re-pairs the whole history"))
+                    note=f"{old / young:.2f}× a young connection: flat means a call does not re-read the history"))
     return rows
 
 
