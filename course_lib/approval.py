@@ -49,12 +49,13 @@ class Approvals:
 
     ttl: float = 300.0
     clock: Callable[[], float] = time.monotonic
+    id_for: Callable[[str, dict[str, Any], str], str] = action_id  # replaceable, e.g. to test another rule
     pending: dict[str, PendingAction] = field(default_factory=dict)
     _granted: dict[str, float] = field(default_factory=dict)  # action id → expiry time
 
     def request(self, tool: str, arguments: dict[str, Any], user_id: str) -> PendingAction:
         """Record that this exact action waits for a decision; returns what to show the human."""
-        action = PendingAction(action_id(tool, arguments, user_id), tool, dict(arguments), user_id)
+        action = PendingAction(self.id_for(tool, arguments, user_id), tool, dict(arguments), user_id)
         self.pending[action.action_id] = action
         return action
 
@@ -78,13 +79,13 @@ class Approvals:
 
     def granted(self, tool: str, arguments: dict[str, Any], user_id: str) -> bool:
         """True if this exact action is approved and the approval has not expired."""
-        expires = self._granted.get(action_id(tool, arguments, user_id))
+        expires = self._granted.get(self.id_for(tool, arguments, user_id))
         return expires is not None and self.clock() <= expires
 
     def spend(self, tool: str, arguments: dict[str, Any], user_id: str) -> None:
         """The action took effect: its approval is used up. (A retry of the same action after a
         timeout still finds it granted until it succeeds — the idempotency key keeps that safe.)"""
-        self._granted.pop(action_id(tool, arguments, user_id), None)
+        self._granted.pop(self.id_for(tool, arguments, user_id), None)
 
 
 class IdempotencyConflict(Exception):

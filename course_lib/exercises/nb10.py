@@ -40,7 +40,7 @@ import anyio
 from anyio.from_thread import start_blocking_portal
 from pydantic import BaseModel, ConfigDict
 
-from course_lib.approval import Approvals, IdempotencyConflict, PendingAction
+from course_lib.approval import Approvals, IdempotencyConflict
 from course_lib.arguments import ArgumentsError, ReadTextFileArgs, parse_arguments_text
 from course_lib.drills import SOLUTION as DIAGNOSIS_SOLUTION
 from course_lib.drills import THREE_READS, check_diagnoses
@@ -265,29 +265,6 @@ _WHERE = {
 }  # fmt: skip
 
 
-@dataclass
-class _LearnerApprovals(Approvals):
-    """`Approvals` whose ids come from the learner's function instead of `approval.action_id`."""
-
-    make_id: Callable[[str, dict[str, Any], str], Any] | None = None
-
-    def _id(self, tool: str, arguments: dict[str, Any], user_id: str) -> Any:
-        assert self.make_id is not None
-        return self.make_id(tool, copy.deepcopy(arguments), user_id)
-
-    def request(self, tool: str, arguments: dict[str, Any], user_id: str) -> PendingAction:
-        action = PendingAction(self._id(tool, arguments, user_id), tool, dict(arguments), user_id)
-        self.pending[action.action_id] = action
-        return action
-
-    def granted(self, tool: str, arguments: dict[str, Any], user_id: str) -> bool:
-        expires = self._granted.get(self._id(tool, arguments, user_id))
-        return expires is not None and self.clock() <= expires
-
-    def spend(self, tool: str, arguments: dict[str, Any], user_id: str) -> None:
-        self._granted.pop(self._id(tool, arguments, user_id), None)
-
-
 def play_approval(make_id: Callable[[str, dict[str, Any], str], Any], second: Action) -> tuple[bool, list[Execution]]:
     """Alice asks for A, a person approves the id shown, then `second` is sent: did it run?
 
@@ -302,7 +279,7 @@ def play_approval(make_id: Callable[[str, dict[str, Any], str], Any], second: Ac
 
     tools = [Tool(name, f"{name} (changes data)", _GapArgs, write, side_effect=True)
              for name in ("save_learning_gap", "delete_learning_gap")]  # fmt: skip
-    executor = Executor(tools, approvals=_LearnerApprovals(make_id=make_id))
+    executor = Executor(tools, approvals=Approvals(id_for=lambda t, a, u: make_id(t, copy.deepcopy(a), u)))
     tool, arguments, user = second
 
     async def go() -> list[Execution]:
