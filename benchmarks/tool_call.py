@@ -217,7 +217,7 @@ def run(quick: bool = False) -> list[Row]:
         else:
             rows.append(ratio_row(BENCH, what, ours, theirs, limit=1.0))
     node_cpu = cpu.get(f"{NODE} · mcp.Client")
-    if node_cpu and f"(c) our server, stdio · mcp.Client" in cpu:
+    if node_cpu and "(c) our server, stdio · mcp.Client" in cpu:
         ours_cpu = cpu["(c) our server, stdio · mcp.Client"]
         rows.append(Row(BENCH, "our stdio ÷ Node stdio, server CPU per call", ours_cpu / node_cpu, "×",
                         note=f"{ours_cpu:.0f} vs {node_cpu:.0f} µs; load-independent"))
