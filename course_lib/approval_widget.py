@@ -29,6 +29,7 @@ import ipywidgets as widgets
 
 from course_lib.approval import PendingAction
 from course_lib.execution import Execution, Executor
+from course_lib.show import TextFallback
 
 WAITING = "waiting for a decision"
 
@@ -60,7 +61,7 @@ def _diff_text(preview: Any) -> str | None:
     return preview if isinstance(preview, str) else None
 
 
-class ApprovalPanel:
+class ApprovalPanel(TextFallback):
     """Approve or reject one exact pending action of `executor` (see the module docstring)."""
 
     def __init__(self, executor: Executor, pending: Execution | PendingAction, *, preview: Any = None) -> None:
@@ -131,13 +132,6 @@ class ApprovalPanel:
         lines += ["[ Approve ]  [ Reject ]" + ("" if self.decision is None else "  (decided)"), f"status: {self.status}"]
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """The live widget for Jupyter, with the plain text as the fallback every viewer can show."""
-        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
-        return {**bundle, "text/plain": self.text()}
 
 
 def _pre(text: str) -> str:

@@ -54,6 +54,7 @@ from course_lib.assistant import NotesAssistant, Timed
 from course_lib.guarded_loop import GuardedResult
 from course_lib.notes_server import LOGICAL_ROOT, notes_dir
 from course_lib.offline_model import EVIDENCE_MISSING
+from course_lib.show import TextFallback
 
 WRITE_TOOLS = frozenset({"save_learning_gap"})
 INVALID_CODES = frozenset({"INVALID_INPUT", "FORBIDDEN"})
@@ -566,7 +567,7 @@ def diagnosis_table(traces: list[TaskTrace]) -> str:
 # ---- browsing ----------------------------------------------------------------------------------
 
 
-class TraceBrowser:
+class TraceBrowser(TextFallback):
     """Pick a task from a dropdown and read its trace. Without widgets (GitHub, a terminal, a
     test) it shows as text: the task list and the selected trace (`text()`)."""
 
@@ -599,12 +600,6 @@ class TraceBrowser:
         tasks = ", ".join(self.traces)
         return f"Trace browser: {len(self.traces)} tasks ({tasks})\nselected:\n{self.traces[self.selected].text()}"
 
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
-        return {**bundle, "text/plain": self.text()}
 
 
 def main(argv: list[str] | None = None) -> None:

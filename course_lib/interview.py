@@ -29,6 +29,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from course_lib.paths import fixtures_dir
+from course_lib.show import TextFallback
 
 VERDICTS = ("got it", "shaky", "missed")
 """How a learner marks a card after answering aloud."""
@@ -176,7 +177,7 @@ class Progress:
 # ---- the deck --------------------------------------------------------------------------------
 
 
-class CardDeck:
+class CardDeck(TextFallback):
     """Flash cards with a hidden answer, a reveal, and a self-mark; usable from code and as a widget.
 
     Buttons and methods do the same thing: `reveal()` / `hide()`, `mark(verdict)` (records it and,
@@ -262,13 +263,6 @@ class CardDeck:
         lines.append(f"progress: {self.progress.summary()}")
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """The live widget for Jupyter, with the plain text as the fallback every viewer can show."""
-        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
-        return {**bundle, "text/plain": self.text()}
 
     # -- the widget --
 

@@ -92,3 +92,20 @@ def show_items(items: Iterable[Any]) -> None:
             text = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content or [])
             detail = f"{d.get('role', '?')}: {text[:60]!r}{'…' if len(text) > 60 else ''}"
         print(f"[{i}] {kind:<22} {detail}")
+
+
+class TextFallback:
+    """For a class with a `.widget` (ipywidgets) and a `.text()`: Jupyter shows the live widget,
+    and every viewer that cannot render widgets (GitHub, nbviewer, a terminal) shows the text."""
+
+    widget: Any
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
+        return {**bundle, "text/plain": self.text()}
