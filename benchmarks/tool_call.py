@@ -14,9 +14,10 @@ For each stdio server the server process's own CPU time per call is also noted (
 wall time, it does not change when other programs keep the machine busy.
 
 Four what-if servers split the cost of our stdio server (see `benchmarks/_stdio_variants.py`):
-(e) the SDK floor, a trivial tool on the same SDK stdio transport; (f) our server with the read
-done on the event loop instead of a worker thread; (g) our server with stdin/stdout read and
-written by the event loop instead of the SDK's thread-wrapped files; (h) both.
+(e) the SDK floor, a trivial tool on the SDK's own stdio transport; (f) our server on that
+transport (stdin/stdout wrapped in worker threads) instead of `course_lib.stdio`'s event-loop
+pipes; (g) our server with a worker-thread hop per call, as when the read ran in a thread; (h)
+both, which is our server as it shipped before those two changes.
 
 `McpConnection` keeps its whole message history; its history is cleared at the start of every
 round so the main rows measure a young connection. The last rows measure what that history costs.
@@ -144,10 +145,10 @@ async def _open_variants(errlog: Any) -> AsyncIterator[tuple[list[Variant], dict
 
 
 WHAT_IF = {
-    "floor": "(e) what-if: SDK floor, trivial tool, stdio",
-    "inline": "(f) what-if: our server, read inline, stdio",
-    "pipes": "(g) what-if: our server, thread-free stdin/stdout",
-    "inline-pipes": "(h) what-if: our server, both (f) and (g)",
+    "floor": "(e) what-if: SDK floor, trivial tool, SDK stdio transport",
+    "sdk-stdio": "(f) what-if: our server on the SDK stdio transport",
+    "thread-hop": "(g) what-if: our server, read behind a worker-thread hop",
+    "before": "(h) what-if: our server as before, both (f) and (g)",
 }
 
 
@@ -175,6 +176,15 @@ async def _measure(rounds: int, per_round: int) -> tuple[list[Variant], dict[str
                         variant.times.append(time.perf_counter_ns() - start)
                     variant.server_cpu_s += _cpu_seconds(variant.pid) - cpu
             return variants, skipped, texts
+
+
+def _per_round_ratios(ours: Variant, theirs: Variant, per_round: int) -> str:
+    """The same ratio taken round by round (both ran in every round): how much it moves with load."""
+    rounds = range(0, len(ours.times), per_round)
+    ratios = sorted(median(ours.times[i:i + per_round]) / median(theirs.times[i:i + per_round]) for i in rounds)
+    quarter = len(ratios) // 4
+    return (f"round by round ({len(ratios)} rounds): median {median(ratios):.2f}×, middle half "
+            f"{ratios[quarter]:.2f}–{ratios[-1 - quarter]:.2f}×")
 
 
 async def _history_cost(calls: int) -> tuple[float, float]:
@@ -209,13 +219,16 @@ def run(quick: bool = False) -> list[Row]:
     for label, why in skipped.items():
         rows.append(Row(BENCH, f"{label}, per call", None, "µs", note=why))
 
+    by_label = {v.label: v for v in variants}
     for client in ("mcp.Client", "McpConnection"):
         ours, theirs = wall.get(f"(c) our server, stdio · {client}"), wall.get(f"{NODE} · {client}")
         what = f"our stdio ÷ Node stdio, per call ({client})"
         if theirs is None:
             rows.append(Row(BENCH, what, None, "×", "≤ 1.00×", None, skipped.get(NODE, "skipped")))
         else:
-            rows.append(ratio_row(BENCH, what, ours, theirs, limit=1.0))
+            spread = _per_round_ratios(by_label[f"(c) our server, stdio · {client}"], by_label[f"{NODE} · {client}"],
+                                       per_round)
+            rows.append(ratio_row(BENCH, what, ours, theirs, limit=1.0, note=spread))
     node_cpu = cpu.get(f"{NODE} · mcp.Client")
     if node_cpu and "(c) our server, stdio · mcp.Client" in cpu:
         ours_cpu = cpu["(c) our server, stdio · mcp.Client"]

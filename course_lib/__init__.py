@@ -8,6 +8,7 @@ Values        arguments      the model's arguments text → object → validated
 MCP           fs_server      the sandboxed files server (in-process or stdio)
               connection     an mcp.Client whose JSON-RPC messages are recorded as they cross
               host           several servers under aliases; a sync API for cells and widgets
+              stdio          the servers over stdin/stdout for outside hosts, on event-loop pipes
 Results       loop           function_call_output, the second request, stop conditions
               verify         link-by-link checks of a recorded round trip (fixtures)
 Reliability   results        the normalized {ok, data | error{code, message, retryable}}
@@ -21,5 +22,10 @@ Explore       explorer       which objects change when head/path change (a widge
 The model     offline_model  the deterministic offline Responses endpoint; backend picks it
 Outside       node_tools     the MCP Inspector and the reference server; side_by_side compares
 
-Nothing is imported here, so `import course_lib` stays cheap; import the module you need.
+Only a stand-in for one slow optional import of jsonschema's is set up here (see
+fast_jsonschema), so `import course_lib` stays cheap; import the module you need.
 """
+
+from course_lib.fast_jsonschema import defer_iri_grammars
+
+defer_iri_grammars()

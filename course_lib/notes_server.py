@@ -47,12 +47,12 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from course_lib.arguments import ArgumentsError, ReadTextFileArgs, validate_arguments
 from course_lib.fs_server import ToolFailure, Workspace
+from course_lib.stdio import serve_stdio
 from course_lib.words import tokens
 
 logger = logging.getLogger(__name__)
@@ -446,11 +446,6 @@ def build_notes_server(root: Path | None = None, gaps_dir: Path | None = None, *
     return notes_server(KnowledgeBase(root, gaps_dir), name)
 
 
-async def _serve_stdio(server: Server) -> None:
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
-
-
 def main(argv: list[str] | None = None) -> None:
     """Serve the notes over stdio until stdin closes; stdout carries only the protocol.
 
@@ -467,7 +462,7 @@ def main(argv: list[str] | None = None) -> None:
         if folder is not None and not folder.is_dir():
             parser.error(f"{flag} must be an existing directory: {folder}")
     logging.basicConfig(level=options.log_level, stream=sys.stderr)
-    anyio.run(_serve_stdio, build_notes_server(options.root, options.gaps, name=options.name))
+    anyio.run(serve_stdio, build_notes_server(options.root, options.gaps, name=options.name))
 
 
 if __name__ == "__main__":

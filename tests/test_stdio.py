@@ -1,0 +1,157 @@
+"""course_lib.stdio: a real server process over real pipes, driven line by line with raw JSON-RPC."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course_lib.paths import workspace_dir
+from course_lib.stdio import fast_path_available
+
+REPO = Path(__file__).resolve().parents[1]
+
+# A server whose one tool misbehaves the way handlers do: it prints to stdout, writes to fd 1 and
+# reads stdin. None of it may touch the protocol. It reports what its stdin read gave it and how
+# much text it received, and pads its answer with `size` characters.
+ECHO_SERVER = '''
+import json, logging, os, sys
+import anyio
+import mcp_types as types
+from mcp.server import Server
+from course_lib.stdio import serve_stdio
+
+async def on_list_tools(ctx, params):
+    return types.ListToolsResult(tools=[types.Tool(name="echo", input_schema={"type": "object"})])
+
+async def on_call_tool(ctx, params):
+    args = params.arguments or {}
+    print("stray print")
+    os.write(1, b"stray write\\n")
+    body = {"stdin": sys.stdin.readline(), "received": len(args.get("text", ""))}
+    text = json.dumps(body) + "x" * int(args.get("size", 0))
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+logging.basicConfig(level="WARNING", stream=sys.stderr)
+logging.getLogger("course_lib.stdio").setLevel("DEBUG")
+anyio.run(serve_stdio, Server("echo", on_list_tools=on_list_tools, on_call_tool=on_call_tool))
+print("after serving: blocking", os.get_blocking(0), os.get_blocking(1), flush=True)
+'''
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def _call(id_: int, **arguments: object) -> dict:
+    return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": "echo", "arguments": arguments}}
+
+
+def _line(message: dict) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+@pytest.fixture
+def server(tmp_path):
+    """Start the echo server on pipes; yield the process; check it stopped cleanly."""
+    script = tmp_path / "echo_server.py"
+    script.write_text(ECHO_SERVER, encoding="utf-8")
+    with subprocess.Popen([sys.executable, str(script)], cwd=REPO, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:  # closes the pipes
+        try:
+            process.stdin.write(_line(INITIALIZE) + _line(INITIALIZED))
+            process.stdin.flush()
+            assert json.loads(process.stdout.readline())["id"] == 0
+            yield process
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
+def _finish(process: subprocess.Popen) -> tuple[str, str]:
+    """Close stdin (the MCP way to stop a stdio server); return the rest of stdout, and stderr."""
+    process.stdin.close()
+    rest, err = process.stdout.read().decode(), process.stderr.read().decode()
+    assert process.wait(timeout=30) == 0, err
+    return rest, err
+
+
+def _result_text(line: bytes) -> tuple[int, str]:
+    message = json.loads(line)
+    return message["id"], message["result"]["content"][0]["text"]
+
+
+def test_pipes_carry_only_the_protocol_and_are_restored(server):
+    server.stdin.write(_line(_call(1, text="hello")))
+    server.stdin.flush()
+    id_, text = _result_text(server.stdout.readline())  # the next stdout line is the answer, no stray text
+    assert id_ == 1
+    assert json.loads(text) == {"stdin": "", "received": 5}  # the handler's stdin read got EOF, not the wire
+
+    rest, err = _finish(server)
+    assert "stdio: event-loop pipes" in err
+    assert "stray print" in err and "stray write" in err  # diverted to stderr, the print flushed there too
+    # fd 0/1 are the pipes again afterwards, and blocking as they were.
+    assert rest == "after serving: blocking True True\n"
+
+
+def test_messages_larger_than_a_pipe_buffer_cross_whole_both_ways(server):
+    size = 3 * 1024 * 1024  # far past the 64 KiB pipe buffer, and past what one write() takes
+    server.stdin.write(_line(_call(1, text="y" * size, size=size)))
+    server.stdin.flush()
+    id_, text = _result_text(server.stdout.readline())
+    head, padding = text.split("}", 1)
+    assert (id_, json.loads(head + "}")["received"], padding) == (1, size, "x" * size)
+    _finish(server)
+
+
+def test_concurrent_requests_are_each_answered_once(server):
+    ids = range(1, 101)
+    server.stdin.write(b"".join(_line(_call(i, text="t" * i)) for i in ids))  # all sent before any is read
+    server.stdin.flush()
+    answers = dict(_result_text(server.stdout.readline()) for _ in ids)
+    assert sorted(answers) == list(ids)
+    assert all(json.loads(answers[i])["received"] == i for i in ids)
+    _finish(server)
+
+
+def test_an_overlong_line_is_dropped_and_serving_goes_on(server):
+    server.stdin.write(b'{"jsonrpc": "2.0", "junk": "' + b"z" * (65 * 1024 * 1024) + b'"}\n')  # over 64 MiB
+    server.stdin.write(_line(_call(1, text="after")))
+    server.stdin.flush()
+    assert _result_text(server.stdout.readline()) == (1, json.dumps({"stdin": "", "received": 5}))
+    _finish(server)
+
+
+def test_stdin_that_is_not_a_pipe_gets_the_sdk_transport(tmp_path):
+    script = tmp_path / "echo_server.py"
+    script.write_text(ECHO_SERVER, encoding="utf-8")
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(_line(INITIALIZE) + _line(INITIALIZED))
+    with requests.open("rb") as stdin:  # a regular file: asyncio's pipe transports would refuse it
+        done = subprocess.run([sys.executable, str(script)], cwd=REPO, stdin=stdin, capture_output=True,
+                              text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "stdio: the SDK's thread-wrapped stdin/stdout" in done.stderr
+    first, rest = done.stdout.split("\n", 1)
+    assert json.loads(first)["result"]["serverInfo"]["name"] == "echo"
+    assert rest == "after serving: blocking True True\n"
+
+
+@pytest.mark.parametrize("module", ["course_lib.fs_server", "course_lib.notes_server"])
+def test_the_course_servers_use_the_pipes(module):
+    args = [sys.executable, "-m", module, "--log-level", "DEBUG"]
+    if module == "course_lib.fs_server":
+        args += ["--root", str(workspace_dir())]
+    done = subprocess.run(args, cwd=REPO, input=_line(INITIALIZE) + _line(INITIALIZED), capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    assert json.loads(done.stdout.splitlines()[0])["id"] == 0
+    assert "stdio: event-loop pipes" in done.stderr.decode()
+
+
+def test_no_fast_path_outside_an_event_loop():
+    assert fast_path_available() is False
