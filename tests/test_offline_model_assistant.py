@@ -242,6 +242,25 @@ def test_a_rejected_gap_is_reported_as_not_saved(client):
     assert final.output_text.endswith("I did not save the learning gap: the user rejected this action; do not retry it.")
 
 
+@pytest.mark.parametrize(
+    ("result", "ending"),
+    [
+        (fail("CONFLICT", "a gap with this key holds other content"), "Saving the learning gap failed (CONFLICT): a gap "
+         "with this key holds other content\nThe change was not made: nothing was saved."),
+        # a timed-out write may have gone through: never reported as saved, nor as surely not saved
+        (fail("TIMEOUT", "no answer in 5 s", retryable=True), "Saving the learning gap failed (TIMEOUT): no answer in "
+         "5 s\nThe change was not confirmed, so it may or may not have been saved; I won't report it as saved."),
+        (ok({"stored": True}), "The save tool answered without a record id, so I can't confirm the learning gap was saved."),
+    ],
+)  # fmt: skip
+def test_a_save_is_reported_only_as_its_result_says(client, result, ending):
+    talk, _ = answer_after(client, "Where is my understanding of workflows incomplete? Save a learning gap.",
+                           hits(("/notes/workflow-vs-agent.md", 5.0)), {"/notes/workflow-vs-agent.md": STUB})  # fmt: skip
+    final = talk.step(lambda name, args: result)
+    assert calls(final) == [] and final.output_text.endswith(ending)
+    assert "Saved the learning gap" not in final.output_text
+
+
 def test_missing_key_terms_become_the_gap_and_full_coverage_proposes_none(client):
     _, missing = answer_after(client, "Find the gaps in my notes on retries: what about kubernetes and pods?",
                               hits(("/notes/retries.md", 2.0)), {"/notes/retries.md": RETRIES})  # fmt: skip

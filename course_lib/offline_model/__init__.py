@@ -1,7 +1,10 @@
 """The offline model: a deterministic stand-in that speaks the OpenAI Responses API wire format.
 
 What it is: a small set of readable rules behind `POST /v1/responses`. It validates a request the
-way the real API does (a 400 naming the offending field), then behaves like a careful model:
+way the real API does (a 400 naming the offending field: a key the API does not know in an `input`
+item or content part, judged by the openai SDK's own request types; two items with one `id`;
+function `parameters` that are not a JSON Schema, or break strict mode's rules for a strict tool),
+then behaves like a careful model:
 
 - after tool results (`function_call_output`) it answers only from those results, quoting them,
   and reports a failed result as a failure — never as a successful read;
@@ -24,6 +27,11 @@ Answer formats (notebooks may rely on them; P is the path, T the tool name, read
 - error: "The tool T reported an error when asked for the first N lines of P.\\nError code: C\\n
   Error message: M\\nI could not read the file, so I won't say anything about what it contains."
   (no "Error code" line when the output has no code).
+- a tool that changes data (its description says "changes data", or its name starts with a write
+  verb: `write_file`, `save_learning_gap`, `apply_note_update`): "Here is what T returned for the
+  change to P:\\n\\n<text>"; on error the same "reported an error when asked to change P" lines, then
+  "The change was not made: nothing was saved." (TIMEOUT or UPSTREAM_ERROR: "The change was not
+  confirmed, so it may or may not have been saved; I won't report it as saved.").
 - several results: one paragraph each, in input order, separated by a blank line.
 - no path: "Which file should I read? Please give me its path; I won't guess one."
 

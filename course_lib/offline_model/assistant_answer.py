@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from course_lib.offline_model.answers import _write_not_done
 from course_lib.offline_model.assistant_calls import _Done, _fill, _hits
 from course_lib.offline_model.reading import _path_property
 from course_lib.offline_model.terms import _stem, _stems
@@ -124,10 +125,13 @@ def _learning_gap(notes: list[_ReadNote], stubs: list[_ReadNote], missing: list[
 
 
 def _save_outcome(step: _Done) -> str:
-    """What became of the proposed gap, from the save tool's real result."""
+    """What became of the proposed gap, from the save tool's real result: saved only when the
+    result says so; a timeout leaves it unknown, so it is never reported as saved."""
     if step.ok and isinstance(step.data, dict) and "record_id" in step.data:
         again = " It was already saved: the server returned the first record." if step.data.get("replayed") else ""
         return f"Saved the learning gap as record {step.data['record_id']}.{again}"
     if step.code == "FORBIDDEN":
         return f"I did not save the learning gap: {step.message}."
-    return f"Saving the learning gap failed ({step.code or 'error'}): {step.message}"
+    if step.ok:  # a success without a record id: quote nothing as saved that the result does not show
+        return "The save tool answered without a record id, so I can't confirm the learning gap was saved."
+    return f"Saving the learning gap failed ({step.code or 'error'}): {step.message}\n{_write_not_done(step.code)}"

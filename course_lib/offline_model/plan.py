@@ -51,7 +51,7 @@ def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool, per
         # the next one. Otherwise every call is answered, so answer from the results alone.
         made = sum(1 for item in turn if item["kind"] == "call")
         pending = [] if parallel else calls[made : made + 1]
-        return pending or [("message", _answer_from_outputs(items, outputs))]
+        return pending or [("message", _answer_from_outputs(items, outputs, tools))]
     if calls:
         return calls if parallel else calls[:1]
     if forced and not reader:  # a forced tool that takes no path: call it only if it needs nothing

@@ -2,13 +2,21 @@
 
 `BadRequest` is the one error; it becomes an OpenAI-style error body. The `_parse_*` helpers turn
 a request body into the plain items, tools and tool policy the rest of the model works from.
+
+Null values: a key the API does not know is refused even when its value is null (as the real API
+does); a known optional key that is null counts as absent, and a required one that is null is a
+type error. Whether the real API refuses null for a known optional field that its spec does not
+mark nullable (e.g. `namespace` on a function_call) could not be verified, so that is accepted.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
 
 from course_lib.declarations import strict_schema_problems
+from course_lib.offline_model.known_fields import unknown_field
 
 
 class BadRequest(Exception):
@@ -56,8 +64,24 @@ def _invalid_value(value: Any, param: str, supported: list[str]) -> BadRequest:
     return BadRequest(f"Invalid value: '{value}'. Supported values are: {listed}.", param, "invalid_value")
 
 
-def _parts_text(parts: list, where: str, allowed: tuple[str, ...]) -> str:
-    """Join the text of content parts (input_text/output_text), checking each part's shape."""
+def _reject_unknown(obj: dict, where: str, *path: str) -> None:
+    """Refuse a key the API does not know at `path` (see `known_fields`), even with a null value.
+
+    Raises:
+        BadRequest: `Unknown parameter: '<where>.<key>'.`, code `unknown_parameter`.
+    """
+    key = unknown_field(obj, *path)
+    if key is not None:
+        raise BadRequest(f"Unknown parameter: '{where}.{key}'.", f"{where}.{key}", "unknown_parameter")
+
+
+def _parts_text(parts: list, where: str, allowed: tuple[str, ...], owner: tuple[str, str]) -> str:
+    """Join the text of content parts (input_text/output_text), checking each part's shape;
+    `owner` is the item type and field that hold the parts, e.g. ("message", "content").
+
+    Raises:
+        BadRequest: a part is not an object, has an unsupported `type` or an unknown key.
+    """
     texts = []
     for i, part in enumerate(parts):
         if not isinstance(part, dict):
@@ -65,6 +89,7 @@ def _parts_text(parts: list, where: str, allowed: tuple[str, ...]) -> str:
         kind = _get(part, "type", f"{where}[{i}]", str)
         if kind not in allowed:
             raise _invalid_value(kind, f"{where}[{i}].type", list(allowed))
+        _reject_unknown(part, f"{where}[{i}]", *owner, kind)
         if kind in ("input_text", "output_text"):
             texts.append(_get(part, "text", f"{where}[{i}]", str))
     return "\n".join(texts)
@@ -75,32 +100,43 @@ def _parse_input(body: dict) -> list[dict]:
     arguments} or {"kind": "output", call_id, text}. Reasoning items are dropped.
 
     Raises:
-        BadRequest: an item has a missing field, a wrong type or an unknown `type`.
+        BadRequest: an item has a missing field, a wrong type, an unknown key or `type`, or the
+            same `id` as an earlier item.
     """
     raw = _get(body, "input", "", (str, list))
     if isinstance(raw, str):
         return [{"kind": "message", "role": "user", "text": raw}]
-    items = []
+    items, ids = [], set()
     for i, item in enumerate(raw):
         where = f"input[{i}]"
         if not isinstance(item, dict):
             raise _type_error(where, dict, item)
-        kind = item.get("type", "message")
+        kind = _get(item, "type", where, str, optional=True)
+        kind = "message" if kind is None else kind  # a message may leave out its type
+        _reject_unknown(item, where, kind)
+        item_id = _get(item, "id", where, str, optional=True)
+        if item_id is not None:
+            if item_id in ids:  # e.g. the same call item sent twice
+                raise BadRequest(f"Duplicate item found with id {item_id}. Remove duplicate items from your "
+                                 "input and try again.", "input")
+            ids.add(item_id)
         if kind == "message":
             role = _get(item, "role", where, str)
             if role not in ("user", "system", "developer", "assistant"):
                 raise _invalid_value(role, f"{where}.role", ["user", "system", "developer", "assistant"])
             content = _get(item, "content", where, (str, list))
             parts = ("input_text", "output_text", "refusal", "input_image", "input_file")
-            text = content if isinstance(content, str) else _parts_text(content, f"{where}.content", parts)
-            items.append({"kind": "message", "role": role, "text": text})
+            if isinstance(content, list):
+                content = _parts_text(content, f"{where}.content", parts, (kind, "content"))
+            items.append({"kind": "message", "role": role, "text": content})
         elif kind == "function_call":
             call = {key: _get(item, key, where, str) for key in ("call_id", "name", "arguments")}
             items.append({"kind": "call", **call})
         elif kind == "function_call_output":
             output = _get(item, "output", where, (str, list))
-            text = output if isinstance(output, str) else _parts_text(output, f"{where}.output", ("input_text",))
-            items.append({"kind": "output", "call_id": _get(item, "call_id", where, str), "text": text})
+            if isinstance(output, list):
+                output = _parts_text(output, f"{where}.output", ("input_text",), (kind, "output"))
+            items.append({"kind": "output", "call_id": _get(item, "call_id", where, str), "text": output})
         elif kind != "reasoning":  # reasoning items carry nothing this model uses
             supported = ["message", "function_call", "function_call_output", "reasoning"]
             raise _invalid_value(kind, f"{where}.type", supported)
@@ -128,11 +164,28 @@ def _check_pairs(items: list[dict]) -> None:
             raise BadRequest(f"No tool output found for function call {call_id}.", "input")
 
 
+@functools.lru_cache(maxsize=256)
+def _schema_problem(schema_json: str) -> str | None:
+    """Why a schema (as JSON text, so the answer can be cached) is not a JSON Schema at all, in
+    jsonschema's words as the real API quotes them ("'strng' is not valid under any of the given
+    schemas."); None when it passes the metaschema check."""
+    # Imported on first use: jsonschema's import is slow (see course_lib.fast_jsonschema), and a request
+    # without function tools never needs it.
+    from jsonschema import Draft202012Validator, SchemaError
+
+    try:
+        Draft202012Validator.check_schema(json.loads(schema_json))
+    except SchemaError as error:
+        return f"{error.message}."
+    return None
+
+
 def _parse_tools(body: dict) -> list[dict]:
     """Return the declared function tools (other tool types are accepted and ignored).
 
     Raises:
-        BadRequest: `tools` is not a list, or a function tool lacks a name or has bad parameters.
+        BadRequest: `tools` is not a list, or a function tool lacks a name or has bad parameters:
+            not a JSON Schema (strict or not), or, for a strict tool, against strict mode's rules.
     """
     tools = _get(body, "tools", "", list, optional=True) or []
     functions = []
@@ -143,9 +196,13 @@ def _parse_tools(body: dict) -> list[dict]:
         if _get(tool, "type", where, str) == "function":
             name = _get(tool, "name", where, str)
             parameters = _get(tool, "parameters", where, dict, optional=True)
-            # Like the real API: a strict tool whose schema breaks strict mode's rules is refused.
-            if tool.get("strict") is True and (problems := strict_schema_problems(parameters or {})):
-                raise BadRequest(f"Invalid schema for function '{name}': {problems[0]}",
+            # Like the real API: parameters that are no JSON Schema are refused for every function
+            # tool, and a strict tool's schema must also keep strict mode's rules.
+            problem = _schema_problem(json.dumps(parameters, sort_keys=True)) if parameters is not None else None
+            if problem is None and tool.get("strict") is True:
+                problem = next(iter(strict_schema_problems(parameters or {})), None)
+            if problem is not None:
+                raise BadRequest(f"Invalid schema for function '{name}': {problem}",
                                  f"{where}.parameters", "invalid_function_parameters")
             functions.append(tool)
     return functions

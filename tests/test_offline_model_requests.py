@@ -1,0 +1,208 @@
+"""The offline model refuses what the real Responses API refuses, with its 400 wording: keys it does
+not know in `input` items (judged by the openai SDK's own request types), duplicate item ids and
+function parameters that are no JSON Schema; and it answers a failed write as a change not made."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
+
+from course_lib.offline_model import BadRequest, offline_transport, respond
+
+MODEL = "gpt-4.1"
+READER = {"type": "function", "name": "fs__read_text_file", "description": "Read a text file as text.",
+          "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}  # fmt: skip
+
+
+@pytest.fixture
+def client():
+    with openai.OpenAI(api_key="offline", base_url="http://offline-model.invalid/v1", max_retries=0,
+                       http_client=httpx.Client(transport=offline_transport()),
+                       _strict_response_validation=True) as client:  # fmt: skip
+        yield client
+
+
+def refused(client: openai.OpenAI, **body: Any) -> dict:
+    """The error object of the 400 the offline model gives `body`, through the real SDK."""
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.responses.create(**body)
+    assert caught.value.status_code == 400 and caught.value.type == "invalid_request_error"
+    assert (caught.value.param, caught.value.code) == (caught.value.body["param"], caught.value.body["code"])
+    return caught.value.body
+
+
+def first_call(client: openai.OpenAI, text: str = "Show notes.txt") -> ResponseFunctionToolCall:
+    [call] = client.responses.create(model=MODEL, input=text, tools=[READER]).output
+    assert isinstance(call, ResponseFunctionToolCall)
+    return call
+
+
+def second_input(call_item: Any, call_id: str, output: str = "alpha") -> list:
+    return [{"role": "user", "content": "Show notes.txt"}, call_item,
+            {"type": "function_call_output", "call_id": call_id, "output": output}]
+
+
+# ---- unknown keys in input items ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("item", "param"),
+    [
+        ({"role": "user", "content": "hi", "foo": 1}, "input[0].foo"),
+        ({"role": "user", "content": "hi", "foo": None}, "input[0].foo"),  # null does not make it known
+        ({"role": "user", "content": [{"type": "input_text", "text": "hi", "bold": True}]}, "input[0].content[0].bold"),
+        ({"type": "reasoning", "id": "rs_1", "summary": [], "status": "completed"}, "input[0].status"),
+    ],
+)
+def test_an_unknown_key_is_refused_with_the_real_wording(client, item, param):
+    error = refused(client, model=MODEL, input=[item])
+    assert error["message"] == f"Unknown parameter: '{param}'."
+    assert (error["param"], error["code"]) == (param, "unknown_parameter")
+
+
+def test_an_unknown_key_in_a_function_call_output_part_is_refused(client):
+    call = first_call(client)
+    feedback = {"type": "function_call_output", "call_id": call.call_id,
+                "output": [{"type": "input_text", "text": "alpha", "source": "fs"}]}  # fmt: skip
+    error = refused(client, model=MODEL, input=[{"role": "user", "content": "Show notes.txt"}, call, feedback],
+                    tools=[READER])  # fmt: skip
+    assert error["param"] == "input[2].output[0].source"
+
+
+def test_a_plain_model_dump_of_the_call_is_refused_for_its_python_name(client):
+    call = first_call(client)
+    dumped = call.model_dump()
+    assert dumped["async_"] is None  # the Python attribute name of the wire field `async`
+    error = refused(client, model=MODEL, input=second_input(dumped, call.call_id), tools=[READER])
+    assert error["message"] == "Unknown parameter: 'input[1].async_'."
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        lambda item: item,  # the typed item: the SDK sends the fields that were set
+        lambda item: item.to_dict(),
+        lambda item: item.model_dump(exclude_none=True),
+        lambda item: item.model_dump(exclude_unset=True),
+    ],
+)
+def test_every_form_the_sdk_produces_is_accepted(client, form):
+    call = first_call(client)
+    answer = client.responses.create(model=MODEL, input=second_input(form(call), call.call_id), tools=[READER])
+    message = answer.output[0]
+    assert isinstance(message, ResponseOutputMessage) and message.id.startswith("msg_")
+    third = client.responses.create(model=MODEL, tools=[READER], input=[
+        *second_input(form(call), call.call_id), form(message), {"role": "user", "content": "Thanks!"}])  # fmt: skip
+    assert third.output_text  # the assistant message came back with its id, status and annotations
+
+
+def test_every_key_the_sdk_declares_for_an_item_is_accepted():
+    call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "fs__read_text_file",
+            "arguments": '{"path":"a.txt"}', "status": "completed", "namespace": "fs", "async": False,
+            "caller": {"type": "direct"}}  # fmt: skip
+    output = {"type": "function_call_output", "id": "fco_1", "call_id": "call_1", "output": "alpha",
+              "status": "completed", "name": "fs__read_text_file", "namespace": "fs", "caller": None}  # fmt: skip
+    message = {"type": "message", "role": "user", "content": "Show a.txt", "phase": None}
+    response = respond({"model": MODEL, "input": [message, call, output], "tools": [READER]})
+    assert response["output"][0]["content"][0]["text"].endswith("alpha")
+
+
+def test_the_same_item_sent_twice_is_refused_like_the_real_api(client):
+    call = first_call(client)
+    error = refused(client, model=MODEL, input=[*second_input(call, call.call_id), call.to_dict()], tools=[READER])
+    assert error["message"] == f"Duplicate item found with id {call.id}. Remove duplicate items from your input and try again."
+    assert (error["param"], error["code"]) == ("input", None)
+
+
+# ---- function parameters that are no JSON Schema ----------------------------------------------------
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_parameters_that_are_no_json_schema_are_refused(client, strict):
+    bad = {"type": "function", "name": "lookup", "strict": strict, "parameters": {
+        "type": "object", "properties": {"id": {"type": "strng"}}, "required": ["id"], "additionalProperties": False}}  # fmt: skip
+    error = refused(client, model=MODEL, input="hi", tools=[READER, bad])
+    assert error["message"] == "Invalid schema for function 'lookup': 'strng' is not valid under any of the given schemas."
+    assert (error["param"], error["code"]) == ("tools[1].parameters", "invalid_function_parameters")
+
+
+def test_a_malformed_strict_schema_is_a_400_not_a_crash():
+    tool = {"type": "function", "name": "lookup", "strict": True,
+            "parameters": {"type": "object", "properties": {"id": "string"}, "required": ["id"]}}  # fmt: skip
+    with pytest.raises(BadRequest) as info:
+        respond({"model": MODEL, "input": "hi", "tools": [tool]})
+    assert info.value.message == "Invalid schema for function 'lookup': 'string' is not of type 'object', 'boolean'."
+
+
+def test_importing_the_offline_model_loads_neither_jsonschema_nor_the_openai_types():
+    code = ("import sys, course_lib.offline_model; "
+            "print(sorted(m for m in ('jsonschema', 'openai') if m in sys.modules))")  # fmt: skip
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"  # both are imported on the first request that needs them
+
+
+# ---- the answer after a failed write --------------------------------------------------------------
+
+APPLY = {"type": "function", "name": "notes__apply_note_update",
+         "description": "Replace the text of one existing note. Changes data: it runs only after approval.",
+         "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                        "required": ["path", "content"]}}  # fmt: skip
+
+
+def answer_to(tool: dict, arguments: dict, output: str) -> str:
+    call = {"type": "function_call", "call_id": "call_w", "name": tool["name"], "arguments": json.dumps(arguments)}
+    body = {"model": MODEL, "tools": [READER, tool], "input": [
+        {"role": "user", "content": "Update my note."}, call,
+        {"type": "function_call_output", "call_id": "call_w", "output": output}]}  # fmt: skip
+    return respond(body)["output"][0]["content"][0]["text"]
+
+
+def failure(code: str, message: str) -> str:
+    return json.dumps({"ok": False, "error": {"code": code, "message": message}})
+
+
+def test_a_failed_write_says_the_change_was_not_made():
+    answer = answer_to(APPLY, {"path": "/workspace/todo.md", "content": "- [x] done"},
+                       failure("CONFLICT", "the note changed since it was read"))  # fmt: skip
+    assert answer == ("The tool notes__apply_note_update reported an error when asked to change /workspace/todo.md.\n"
+                      "Error code: CONFLICT\nError message: the note changed since it was read\n"
+                      "The change was not made: nothing was saved.")  # fmt: skip
+
+
+def test_a_write_that_timed_out_is_never_reported_as_saved():
+    answer = answer_to(APPLY, {"path": "/workspace/todo.md", "content": "x"}, failure("TIMEOUT", "no answer in 5 s"))
+    assert answer.endswith("\nThe change was not confirmed, so it may or may not have been saved; "
+                           "I won't report it as saved.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        {"type": "function", "name": "save_learning_gap", "parameters": {"type": "object", "properties": {}}},
+        {"type": "function", "name": "record_gap", "description": "Record a learning gap. Changes data.",
+         "parameters": {"type": "object", "properties": {}}},  # no write verb in the name: the description says it
+    ],
+)
+def test_a_failed_write_without_a_path_is_worded_as_a_write(tool):
+    answer = answer_to(tool, {"topic": "call_id"}, "Error: the store is read-only")
+    assert answer == (f'The tool {tool["name"]} reported an error for {{"topic": "call_id"}}.\n'
+                      "Error message: Error: the store is read-only\nThe change was not made: nothing was saved.")  # fmt: skip
+    assert "could not read" not in answer and "no result" not in answer
+
+
+def test_a_successful_write_quotes_the_result_without_calling_it_file_contents():
+    answer = answer_to(APPLY, {"path": "/workspace/todo.md", "content": "x"}, json.dumps({"ok": True, "data": {"version": 4}}))
+    assert answer == ('Here is what notes__apply_note_update returned for the change to /workspace/todo.md:\n\n'
+                      '{\n  "version": 4\n}')  # fmt: skip
+
+
+def test_a_failed_read_keeps_the_read_wording():
+    answer = answer_to(READER, {"path": "/workspace/todo.md"}, failure("NOT_FOUND", "no such file"))
+    assert answer.endswith("\nI could not read the file, so I won't say anything about what it contains.")
