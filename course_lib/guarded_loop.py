@@ -50,15 +50,21 @@ def run_guarded_loop(
     max_tool_failures: int = 2,
     parallel_tool_calls: bool = True,
     tool_choice: Any = "auto",
+    request: dict[str, Any] | None = None,
 ) -> GuardedResult:
     """Run the model ⇄ tools loop with every call checked by `executor` for `session`.
 
-    Raises only for API errors; every tool outcome is fed back or ends the loop with a status.
+    `request` holds further fields sent with every model request (`instructions`, `metadata`,
+    `temperature`, ...); the loop's own fields (model, input, tools, tool_choice,
+    parallel_tool_calls) cannot be overridden through it.
+
+    Raises only for API errors (and ValueError if `request` names one of the loop's own fields);
+    every tool outcome is fed back or ends the loop with a status.
     """
     context = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
     result = GuardedResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context)
     options = dict(model=model, max_tool_failures=max_tool_failures, parallel_tool_calls=parallel_tool_calls,
-                   tool_choice=tool_choice, steps_left=max_steps)  # fmt: skip
+                   tool_choice=tool_choice, steps_left=max_steps, request=request)  # fmt: skip
     return _continue(client, host, executor, session, result, **options)
 
 
@@ -99,13 +105,18 @@ def resume(
     return _continue(client, host, executor, session, result, steps_left=max_steps, **options)
 
 
+_LOOP_FIELDS = frozenset({"model", "input", "tools", "tool_choice", "parallel_tool_calls"})
+
+
 def _continue(client, host, executor, session, result, *, model=None, max_tool_failures=2,
-              parallel_tool_calls=True, tool_choice="auto", steps_left=6) -> GuardedResult:  # fmt: skip
+              parallel_tool_calls=True, tool_choice="auto", steps_left=6, request=None) -> GuardedResult:  # fmt: skip
+    if clash := sorted(set(request or {}) & _LOOP_FIELDS):
+        raise ValueError(f"request may not set the loop's own fields: {', '.join(clash)}")
     failures = Counter(e.tool for e in result.executions if not e.ok and e.error_code != "APPROVAL_REQUIRED")
     for _ in range(steps_left):
         response = client.responses.create(
             model=model or model_name(), input=result.context, tools=executor.declarations(),
-            tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
+            tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls, **(request or {}),
         )  # fmt: skip
         result.steps += 1
         result.responses.append(response)

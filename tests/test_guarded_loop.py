@@ -5,11 +5,12 @@ from openai.types.responses import Response
 from pydantic import BaseModel, ConfigDict
 
 from course_lib.arguments import ReadTextFileArgs
-from course_lib.backend import make_client
+from course_lib.backend import http_transport, make_client
 from course_lib.execution import Executor, Session, Tool
 from course_lib.guarded_loop import resume, run_guarded_loop
 from course_lib.host import files_host
 from course_lib.paths import workspace_dir
+from course_lib.wire import HttpCapture
 
 ALICE = Session("alice")
 saved: list[dict] = []
@@ -137,3 +138,23 @@ def test_resume_honours_a_decision_made_elsewhere_before_it(setup):
     executor.approvals.approve(result.pending[0].result["error"]["action_id"])  # e.g. an ApprovalPanel click
     resume(client, host, executor, ALICE, result, max_steps=0)
     assert saved == [{"topic": "ids"}]
+
+
+def test_request_fields_go_with_every_model_request_including_after_resume(setup):
+    host, executor = setup
+    wire = HttpCapture(http_transport())
+    request = {"metadata": {"course_persona": "gullible"}, "instructions": "Answer briefly."}
+    task = "Show the first 2 lines of /workspace/notes.txt"
+    result = run_guarded_loop(make_client(wire), host, executor, ALICE, task, request=request)
+    assert result.status == "completed"
+    result = resume(make_client(wire), host, executor, ALICE, result, max_steps=1, request=request)
+    bodies = [exchange.request for exchange in wire.exchanges]
+    assert len(bodies) == 3
+    assert all(body["metadata"] == request["metadata"] and body["instructions"] == "Answer briefly." for body in bodies)
+
+
+@pytest.mark.parametrize("field", ["model", "input", "tools", "tool_choice", "parallel_tool_calls"])
+def test_request_may_not_override_the_loops_own_fields(setup, field):
+    host, executor = setup
+    with pytest.raises(ValueError, match=f"request may not set the loop's own fields: {field}"):
+        run_guarded_loop(make_client(), host, executor, ALICE, "hi", request={field: None})
