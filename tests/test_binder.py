@@ -5,6 +5,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -53,6 +54,52 @@ def _python_312() -> str:
             pytest.fail("CI needs python3.12 to reproduce the Binder build")
         pytest.skip("python3.12 not found: the Binder reproduction needs it")
     return found
+
+
+def _links(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "binder/links.py", *args], cwd=root, capture_output=True, text=True,
+                          timeout=60)
+
+
+def _copy_for_links(tmp_path: Path) -> Path:
+    """What binder/links.py reads: its own file, README.md, INSTRUCTOR.md and the notebooks' names."""
+    for name in ("binder/links.py", "README.md", "notebooks/INSTRUCTOR.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, tmp_path / name)
+    for notebook in (REPO / "notebooks").glob("[0-9]*.ipynb"):
+        (tmp_path / "notebooks" / notebook.name).touch()
+    return tmp_path
+
+
+def test_every_notebook_has_a_binder_link_in_the_readme_and_the_instructor_notes():
+    done = _links(REPO)
+    assert done.returncode == 0, done.stderr
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "(https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=lab/tree/notebooks/00_map_and_first_run.ipynb)" in readme
+
+
+def test_binder_links_can_be_aimed_at_the_published_repository(tmp_path):
+    root = _copy_for_links(tmp_path)
+    done = _links(root, "course-org/tool-calling")  # the README's command
+    assert done.returncode == 0, done.stderr
+    for name in ("README.md", "notebooks/INSTRUCTOR.md"):
+        text = (root / name).read_text(encoding="utf-8")
+        assert "OWNER/REPO" not in text
+        assert text.count("mybinder.org/v2/gh/course-org/tool-calling/HEAD?urlpath=lab/tree/notebooks/") >= 12
+    wrong = _links(root, "not a slug")
+    assert (wrong.returncode, wrong.stderr) == (2, "expected org/name, got 'not a slug'\n")
+
+
+def test_the_link_check_names_what_is_missing(tmp_path):
+    root = _copy_for_links(tmp_path)
+    readme = root / "README.md"
+    readme.write_text("\n".join(line for line in readme.read_text(encoding="utf-8").splitlines()
+                                if "07_parallel_calls.ipynb" not in line), encoding="utf-8")
+    (root / "notebooks" / "11_new.ipynb").touch()
+    done = _links(root)
+    assert done.returncode == 1
+    assert "README.md: no Binder link for notebooks/07_parallel_calls.ipynb" in done.stderr
+    assert "notebooks/INSTRUCTOR.md: no Binder link for notebooks/11_new.ipynb" in done.stderr
 
 
 def test_a_binder_like_build_runs_every_notebook(tmp_path, node_tools):
