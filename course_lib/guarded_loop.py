@@ -25,7 +25,7 @@ from openai import OpenAI
 from course_lib.backend import model_name
 from course_lib.execution import Execution, Executor, Session, Step
 from course_lib.host import McpHost
-from course_lib.loop import LoopResult, TraceLink
+from course_lib.loop import LoopResult, TraceLink, next_tool_choice
 from course_lib.parallel import Call, execute_batch
 from course_lib.results import as_output, failure
 
@@ -50,9 +50,13 @@ def run_guarded_loop(
     max_tool_failures: int = 2,
     parallel_tool_calls: bool = True,
     tool_choice: Any = "auto",
+    reset_tool_choice: bool = True,
     request: dict[str, Any] | None = None,
 ) -> GuardedResult:
     """Run the model ⇄ tools loop with every call checked by `executor` for `session`.
+
+    A `tool_choice` that forces a call becomes "auto" once the model has made one, unless
+    `reset_tool_choice` is False (see `loop.next_tool_choice`).
 
     `request` holds further fields sent with every model request (`instructions`, `metadata`,
     `temperature`, ...); the loop's own fields (model, input, tools, tool_choice,
@@ -64,7 +68,8 @@ def run_guarded_loop(
     context = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
     result = GuardedResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context)
     options = dict(model=model, max_tool_failures=max_tool_failures, parallel_tool_calls=parallel_tool_calls,
-                   tool_choice=tool_choice, steps_left=max_steps, request=request)  # fmt: skip
+                   tool_choice=tool_choice, reset_tool_choice=reset_tool_choice, steps_left=max_steps,
+                   request=request)  # fmt: skip
     return _continue(client, host, executor, session, result, **options)
 
 
@@ -102,6 +107,8 @@ def resume(
                                 steps=[*execution.steps, Step("decision", "FORBIDDEN")])  # fmt: skip
         _record(result, execution)
     result.status, result.reason = "incomplete", "max_steps"
+    if options.get("reset_tool_choice", True) and "tool_choice" in options:
+        options["tool_choice"] = next_tool_choice(options["tool_choice"])  # the paused turn made its calls
     return _continue(client, host, executor, session, result, steps_left=max_steps, **options)
 
 
@@ -109,7 +116,8 @@ _LOOP_FIELDS = frozenset({"model", "input", "tools", "tool_choice", "parallel_to
 
 
 def _continue(client, host, executor, session, result, *, model=None, max_tool_failures=2,
-              parallel_tool_calls=True, tool_choice="auto", steps_left=6, request=None) -> GuardedResult:  # fmt: skip
+              parallel_tool_calls=True, tool_choice="auto", reset_tool_choice=True, steps_left=6,
+              request=None) -> GuardedResult:  # fmt: skip
     if clash := sorted(set(request or {}) & _LOOP_FIELDS):
         raise ValueError(f"request may not set the loop's own fields: {', '.join(clash)}")
     failures = Counter(e.tool for e in result.executions if not e.ok and e.error_code != "APPROVAL_REQUIRED")
@@ -137,6 +145,8 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
             else:
                 _record(result, execution)
                 failures[execution.tool] += not execution.ok
+        if reset_tool_choice:
+            tool_choice = next_tool_choice(tool_choice)
         if result.pending:
             result.reason = "approval_required"
             return result

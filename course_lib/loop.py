@@ -123,11 +123,14 @@ def run_loop(
     tool_choice: Any = "auto",
     strict: bool = False,
     parallel_tool_calls: bool = True,
+    reset_tool_choice: bool = True,
 ) -> LoopResult:
     """Run the model ⇄ tools loop until a final message or `max_steps` model requests.
 
-    `task` is the user's request, or a ready-made input list. Returns a `LoopResult`; it never
-    raises for tool failures (they are fed back to the model), only for API errors.
+    `task` is the user's request, or a ready-made input list. A `tool_choice` that forces a call
+    applies until the model has made one, then becomes "auto" (`next_tool_choice`), unless
+    `reset_tool_choice` is False. Returns a `LoopResult`; it never raises for tool failures (they
+    are fed back to the model), only for API errors.
     """
     context: list[dict[str, Any]] = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
     result = LoopResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context)
@@ -152,5 +155,25 @@ def run_loop(
             item, link = execute_call(call, host)
             context.append(item)
             result.trace.append(link)
+        if reset_tool_choice:
+            tool_choice = next_tool_choice(tool_choice)
     return result
+
+
+def next_tool_choice(tool_choice: Any) -> Any:
+    """The `tool_choice` for the requests after one that made calls.
+
+    "required", a named function, or allowed tools in "required" mode oblige the model to call a
+    tool in *every* response — after the results too — so a loop that keeps sending them never
+    gets an answer and runs until its step limit. Once the forced call is made they become "auto"
+    (allowed tools keep their list, in "auto" mode), as the OpenAI Agents SDK does by default
+    (`Agent.reset_tool_choice`). "auto" and "none" stay as they are.
+    """
+    if tool_choice == "required":
+        return "auto"
+    if isinstance(tool_choice, dict) and tool_choice.get("type") == "function":
+        return "auto"
+    if isinstance(tool_choice, dict) and tool_choice.get("type") == "allowed_tools" and tool_choice.get("mode") == "required":
+        return {**tool_choice, "mode": "auto"}
+    return tool_choice
 

@@ -158,3 +158,36 @@ def test_request_may_not_override_the_loops_own_fields(setup, field):
     host, executor = setup
     with pytest.raises(ValueError, match=f"request may not set the loop's own fields: {field}"):
         run_guarded_loop(make_client(), host, executor, ALICE, "hi", request={field: None})
+
+
+def test_a_forcing_tool_choice_is_reset_once_the_call_is_made(setup):
+    host, executor = setup
+    wire = HttpCapture(http_transport())
+    task = "Show the first 2 lines of /workspace/notes.txt"
+    result = run_guarded_loop(make_client(wire), host, executor, ALICE, task, tool_choice="required")
+    assert (result.status, result.steps) == ("completed", 2)
+    assert [exchange.request["tool_choice"] for exchange in wire.exchanges] == ["required", "auto"]
+    stuck = run_guarded_loop(make_client(wire), host, executor, ALICE, task, tool_choice="required",
+                             reset_tool_choice=False, max_steps=3)
+    assert (stuck.status, stuck.reason, len(stuck.executions)) == ("incomplete", "max_steps", 3)
+
+
+class RecordingScripted(Scripted):
+    def __init__(self, name, arguments):
+        super().__init__(name, arguments)
+        self.choices = []
+
+    def create(self, **request):
+        self.choices.append(request["tool_choice"])
+        return super().create(**request)
+
+
+def test_resume_continues_with_the_reset_tool_choice(setup):
+    host, executor = setup
+    forced = {"type": "function", "name": "save_gap"}
+    client = RecordingScripted("save_gap", '{"topic": "strict mode"}')
+    result = run_guarded_loop(client, host, executor, ALICE, "save it", max_steps=1, tool_choice=forced)
+    [pending] = result.pending
+    resume(client, host, executor, ALICE, result, approved={pending.result["error"]["action_id"]}, max_steps=1,
+           tool_choice=forced)
+    assert client.choices == [forced, "auto"]

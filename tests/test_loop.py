@@ -4,7 +4,7 @@ import pytest
 from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.course import start_course
-from course_lib.loop import execute_call
+from course_lib.loop import execute_call, next_tool_choice
 from course_lib.paths import workspace_dir
 
 NOTES = (workspace_dir() / "notes.txt").read_text(encoding="utf-8")
@@ -104,3 +104,35 @@ def test_a_protocol_error_stays_distinct_from_a_tool_error(course):
     error = json.loads(item["output"])["error"]
     assert error["kind"] == "protocol" and "-32602" in error["message"]
     assert link.mcp_id == course.mcp.last_call().id
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "name": "fs__read_text_file"},
+                                    {"type": "allowed_tools", "mode": "required",
+                                     "tools": [{"type": "function", "name": "fs__read_text_file"}]}])
+def test_a_forcing_tool_choice_applies_until_the_call_is_made(course, choice):
+    result = course.run("Show the first 2 lines of /workspace/notes.txt", tool_choice=choice)
+    assert (result.status, result.steps) == ("completed", 2) and first_lines(2) in result.answer
+    sent = [exchange.request["tool_choice"] for exchange in course.wire.exchanges[-2:]]
+    assert sent == [choice, next_tool_choice(choice)]
+    assert sent[1] == "auto" or sent[1]["mode"] == "auto"
+
+
+def test_without_the_reset_a_forcing_tool_choice_never_gets_an_answer(course):
+    result = course.run("Show the first 2 lines of /workspace/notes.txt", tool_choice="required",
+                        reset_tool_choice=False, max_steps=3)
+    assert (result.status, result.reason, result.answer, result.steps) == ("incomplete", "max_steps", None, 3)
+    assert [link.arguments for link in result.trace] == [{"path": "/workspace/notes.txt", "head": 2}] * 3
+
+
+def test_a_call_forced_with_nothing_to_fill_it_is_refused_by_the_server_and_reported(course):
+    result = course.run("Can you read my notes file?", tool_choice="required")
+    [link] = result.trace
+    assert (link.arguments, link.error_code) == ({"path": ""}, "INVALID_INPUT")
+    assert result.status == "completed"
+    assert "reported an error" in result.answer and "path is empty" in result.answer
+
+
+def test_next_tool_choice_keeps_what_does_not_force():
+    assert next_tool_choice("auto") == "auto" and next_tool_choice("none") == "none"
+    allowed = {"type": "allowed_tools", "mode": "auto", "tools": []}
+    assert next_tool_choice(allowed) is allowed

@@ -120,11 +120,39 @@ def test_parallel_tool_calls_false_gives_one_call_then_the_next(client):
     assert second.output[0].call_id != call.call_id
 
 
-def test_no_path_asks_which_file_even_when_a_call_is_required(client):
-    for tool_choice in ("auto", "required"):
-        response = ask(client, "Can you read my notes file?", tool_choice=tool_choice)
-        assert calls_of(response) == []
-        assert response.output_text == "Which file should I read? Please give me its path; I won't guess one."
+def test_no_path_asks_which_file(client):
+    response = ask(client, "Can you read my notes file?", tool_choice="auto")
+    assert calls_of(response) == []
+    assert response.output_text == "Which file should I read? Please give me its path; I won't guess one."
+
+
+def test_a_required_call_without_a_path_carries_an_empty_one_never_a_guess(client):
+    # The real API guarantees a call under "required": with nothing to fill it, the path is empty.
+    response = ask(client, "Can you read my notes file?", tool_choice="required")
+    assert calls_of(response) == [("fs__read_text_file", {"path": ""})]
+    strict = ask(client, "Can you read my notes file?", tools=[reader_tool(strict=True)], tool_choice="required")
+    assert calls_of(strict) == [("fs__read_text_file", {"path": "", "head": None, "tail": None})]
+
+
+def test_a_forced_tool_gets_empty_values_of_its_types(client):
+    properties = {"topic": {"type": "string"}, "count": {"type": "integer"}, "urgent": {"type": "boolean"},
+                  "tags": {"type": "array", "items": {"type": "string"}}, "note": {"type": ["string", "null"]}}
+    tool = function_tool("save_gap", properties, ["topic", "count", "urgent", "tags"])
+    response = ask(client, "Hello", tools=[tool], tool_choice={"type": "function", "name": "save_gap"})
+    assert calls_of(response) == [("save_gap", {"topic": "", "count": 0, "urgent": False, "tags": []})]
+
+
+def test_a_forcing_tool_choice_forces_a_call_after_the_results_too(client):
+    task = "Show the first 2 lines of notes.txt"
+    first = ask(client, task)
+    [call] = first.output
+    context = [{"role": "user", "content": task}, call.to_dict(),
+               {"type": "function_call_output", "call_id": call.call_id, "output": NOTES}]
+    for tool_choice in ("required", {"type": "function", "name": "fs__read_text_file"}):
+        again = client.responses.create(model=MODEL, input=context, tools=[reader_tool()], tool_choice=tool_choice)
+        assert calls_of(again) == [("fs__read_text_file", {"path": "notes.txt", "head": 2})]
+    answer = client.responses.create(model=MODEL, input=context, tools=[reader_tool()], tool_choice="auto")
+    assert calls_of(answer) == [] and "alpha" in answer.output_text
 
 
 def test_a_range_without_any_path_asks_instead_of_crashing(client):
@@ -145,13 +173,14 @@ def test_tool_choice_named_forces_that_tool(client):
     assert calls_of(response) == [("ref__read_text_file", {"path": "notes.txt", "tail": 2})]
 
 
-def test_named_tool_without_path_is_called_empty_only_when_nothing_is_required(client):
+def test_named_tool_without_path_is_called_with_empty_values(client):
     listing = function_tool("list_allowed_directories", {})
     response = ask(client, "hello", tools=[listing], tool_choice={"type": "function", "name": listing["name"]})
     assert calls_of(response) == [("list_allowed_directories", {})]
     search = function_tool("search_notes", {"query": {"type": "string"}}, ["query"])
-    response = ask(client, "hello", tools=[search], tool_choice={"type": "function", "name": "search_notes"})
-    assert calls_of(response) == [] and "query" in response.output_text
+    for choice in ({"type": "function", "name": "search_notes"}, "required"):
+        response = ask(client, "hello", tools=[search], tool_choice=choice)
+        assert calls_of(response) == [("search_notes", {"query": ""})]
 
 
 def test_allowed_tools_limits_the_choice(client):
@@ -272,11 +301,6 @@ def test_several_results_are_answered_in_order_one_paragraph_each(client):
     answer = client.responses.create(model=MODEL, input=context, tools=[reader_tool()]).output_text
     assert answer.startswith("Here are the first 5 lines of a.txt, as returned by fs__read_text_file:\n\na1\na2\n\n")
     assert "reported an error when asked for the last 3 lines of b.txt.\nError code: DENIED" in answer
-
-
-def test_a_required_tool_choice_does_not_loop_after_results(client):
-    response = feed_back(client, "Show notes.txt", NOTES, tool_choice="required")
-    assert calls_of(response) == [] and response.output_text.endswith(NOTES)
 
 
 def test_results_of_edited_arguments_are_answered_not_called_again(client):

@@ -12,7 +12,12 @@ then behaves like a careful model:
   ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行"), picks a
   file-reading tool among the declared function tools and emits one `function_call` per read;
 - with no path it asks which file; with no usable tool it says so. It never invents a path,
-  an argument value or file content.
+  an argument value or file content;
+- a `tool_choice` that forces a call ("required", a named function, allowed tools in "required"
+  mode) gets one in every response, as the real API guarantees: the planned calls — again after
+  their results, so a loop that keeps forcing never gets an answer (`loop.next_tool_choice`) — or,
+  when the request gives nothing to fill a call with, the tool with empty values ("" for the path,
+  0, false, [], {}, or null where allowed), which the tool's own checks then refuse.
 
 What it is not: a language model. It has no knowledge, makes no network calls and is keyed to no
 notebook's exact wording. The same request always gives a byte-identical response (ids are hashes

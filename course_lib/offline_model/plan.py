@@ -14,6 +14,7 @@ from course_lib.offline_model.personas import _injected_call
 from course_lib.offline_model.reading import (
     _FILE_INTENT,
     _arguments,
+    _empty_arguments,
     _extract_reads,
     _find_reader_tool,
     _last_turn,
@@ -28,6 +29,18 @@ def _listed(paths: list[str]) -> str:
 
 def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool, persona: str = "careful") -> list[tuple]:
     """The output plan: ("call", tool name, arguments) and ("message", text) entries.
+
+    Under a forcing `tool_choice` ("required", a named function, allowed tools in "required" mode)
+    the plan always holds a call, as the real API guarantees; see `_forced_calls`.
+    """
+    plan = _plan(items, mode, tools, parallel, persona)
+    if mode in ("required", "forced") and tools and not any(step[0] == "call" for step in plan):
+        return _forced_calls([], tools[0], parallel)  # e.g. the notes assistant had its answer ready
+    return plan
+
+
+def _plan(items: list[dict], mode: str, tools: list[dict], parallel: bool, persona: str) -> list[tuple]:
+    """The plan as a careful model would make it, before the forcing rule of `_decide`.
 
     After results: answer from the results only (or, with serial calls, make the next one); the
     gullible persona first obeys a `CALL` line in the newest results (see the module docstring).
@@ -51,16 +64,25 @@ def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool, per
         # the next one. Otherwise every call is answered, so answer from the results alone.
         made = sum(1 for item in turn if item["kind"] == "call")
         pending = [] if parallel else calls[made : made + 1]
+        if not pending and mode in ("required", "forced") and tools:
+            # Still obliged to call, even with every result in: the same calls again (a loop that
+            # keeps sending a forcing tool_choice never gets an answer; see loop.next_tool_choice).
+            return _forced_calls(calls, forced or reader or tools[0], parallel)
         return pending or [("message", _answer_from_outputs(items, outputs, tools))]
     if calls:
         return calls if parallel else calls[:1]
-    if forced and not reader:  # a forced tool that takes no path: call it only if it needs nothing
-        required = (forced.get("parameters") or {}).get("required") or []
-        if not required:
-            return [("call", forced["name"], {})]
-        return [("message", f"To call {forced['name']} I need {_listed(required)}, and the request does not "
-                 "give them. Could you tell me?")]
+    if mode in ("required", "forced") and tools:
+        return _forced_calls(calls, forced or reader or tools[0], parallel)
     return [("message", _reply_without_call(text, mode, reader, reads))]
+
+
+def _forced_calls(calls: list[tuple], tool: dict, parallel: bool) -> list[tuple]:
+    """What comes out when `tool_choice` obliges a call (the real API guarantees one): the planned
+    calls, or, when the request gives nothing to fill one with, `tool` with empty values — never
+    guesses, so the tool's own checks refuse it visibly."""
+    if calls:
+        return calls if parallel else calls[:1]
+    return [("call", tool["name"], _empty_arguments(tool))]
 
 
 def _reply_without_call(text: str, mode: str, reader: dict | None, reads: list[tuple]) -> str:
@@ -73,7 +95,7 @@ def _reply_without_call(text: str, mode: str, reader: dict | None, reads: list[t
     if paths:
         return (f"I can't read {_listed(paths)}: no file-reading tool is available for this request, and "
                 f"I won't guess {contents}.")
-    if reader and (mode in ("forced", "required") or _FILE_INTENT.search(text)):
+    if reader and _FILE_INTENT.search(text):
         return "Which file should I read? Please give me its path; I won't guess one."
     if reader:
         offer = (f"I can read a text file with {reader['name']}: tell me its path and, if you like, which lines "

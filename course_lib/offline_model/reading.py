@@ -181,6 +181,24 @@ def _arguments(tool: dict, read: tuple[str, str | None, int | None]) -> dict[str
     return {name: values.get(name) for name in _properties(tool) if name in values or strict}
 
 
+_EMPTY = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
+
+
+def _empty_arguments(tool: dict) -> dict[str, Any]:
+    """What a call must carry when `tool_choice` forces it but the request gives nothing to fill it:
+    every required property (every property, for a strict tool) with null if its schema allows
+    null, else the empty value of its type ("", 0, false, [], {}). Empty, never guessed: the tool's
+    own checks refuse what needs a real value."""
+    required = (tool.get("parameters") or {}).get("required") or []
+    strict = tool.get("strict") is True
+    values = {}
+    for name, schema in _properties(tool).items():
+        if strict or name in required:
+            kinds = _types(schema)
+            values[name] = None if "null" in kinds else next((_EMPTY[k] for k in kinds if k in _EMPTY), None)
+    return values
+
+
 def _latest_user_text(items: list[dict]) -> str:
     return next((item["text"] for item in reversed(items) if item.get("role") == "user"), "")
 
