@@ -8,7 +8,9 @@ model that generates the published `inputSchema`, so the declared rule and the c
 It mirrors the reference filesystem server's `read_text_file` (name, head/tail meaning, refusal
 of both) without its weaknesses: head/tail are checked by presence (head 0 is refused, not "read
 everything"), paths are compared by components (no `/workspace_evil` sibling-prefix trick, as in
-CVE-2025-53110) and links are resolved before deciding (no symlink escape, as in CVE-2025-53109).
+CVE-2025-53110) and links are resolved before deciding (no symlink escape, as in CVE-2025-53109);
+the checked path is then opened one component at a time without following links, so a folder
+swapped for a link between the check and the open is refused, not followed.
 
 Decisions (pinned by tests/test_fs_server_attacks.py): only logical paths count, so the root's
 real path is FORBIDDEN; invisible characters (controls, bidi such as U+202E) are refused; `\\`,
@@ -196,13 +198,7 @@ class Workspace:
         real = self.resolve(args.path)
         shown = self.logical(real)
         named = quote(shown)
-        try:
-            # If the checked file is swapped after resolve(): O_NOFOLLOW refuses a link, and
-            # O_NONBLOCK keeps a FIFO from hanging the open (fstat below then refuses it).
-            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        except PermissionError:
-            raise ToolFailure("FORBIDDEN", f"{named}: permission denied") from None
-        with os.fdopen(fd, "rb") as file:
+        with os.fdopen(self._open_checked(real, named), "rb") as file:
             info = os.fstat(file.fileno())  # what was opened, not what was checked
             if not stat.S_ISREG(info.st_mode):
                 raise ToolFailure("INVALID_INPUT", f"{named}: not a regular file")
@@ -221,6 +217,45 @@ class Workspace:
             return shown, data.decode("utf-8")
         except UnicodeDecodeError:
             raise ToolFailure("INVALID_INPUT", f"{named}: not a UTF-8 text file") from None
+
+
+    def _open_checked(self, real: Path, named: str) -> int:
+        """Open the file resolve() checked, refusing anything swapped in since the check.
+
+        `real` has every link resolved, so no component below the root may be a link now. The
+        path is opened one component at a time from the root with O_NOFOLLOW: a folder on the
+        way replaced by a symbolic link (to outside the root, say) between the check and the open
+        fails the open instead of being followed. O_NONBLOCK keeps a FIFO swapped in for the file
+        from hanging the open (read() then refuses it by fstat). Where `os.open` takes no
+        `dir_fd` (Windows) only the last component is guarded.
+
+        Raises:
+            ToolFailure: FORBIDDEN (a link appeared on the way, or permission denied), NOT_FOUND
+                (a component disappeared).
+        """
+        nofollow, flags = getattr(os, "O_NOFOLLOW", 0), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+        parts = real.relative_to(self.root).parts
+        try:
+            if os.open not in os.supports_dir_fd:
+                return os.open(real, flags | nofollow)
+            folder = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | nofollow)
+            try:
+                for part in parts[:-1]:
+                    inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | nofollow, dir_fd=folder)
+                    os.close(folder)
+                    folder = inner
+                return os.open(parts[-1], flags | nofollow, dir_fd=folder)
+            finally:
+                os.close(folder)
+        except PermissionError:
+            raise ToolFailure("FORBIDDEN", f"{named}: permission denied") from None
+        except FileNotFoundError:
+            raise ToolFailure("NOT_FOUND", f"{named}: no such file") from None
+        except OSError as error:
+            if error.errno not in (errno.ELOOP, errno.ENOTDIR):
+                raise
+            raise ToolFailure("FORBIDDEN", f"{named}: changed while being opened (a symbolic link appeared "
+                                           "on the way); not followed") from None
 
 
 def _check_text(path: Any) -> None:

@@ -437,6 +437,68 @@ async def test_fifo_swapped_in_after_the_check_does_not_hang(env, monkeypatch):
     assert (caught.value.code, caught.value.message) == ("INVALID_INPUT", "'/workspace/pipe': not a regular file")
 
 
+# --- a path changed between the check and the open ---------------------------------------------
+
+
+def _swap_after_resolve(env: Env, monkeypatch, swap) -> None:
+    """Make resolve() do its real check, then change the tree: a race won by an attacker."""
+    checked = env.ws.resolve
+
+    def resolve_then_swap(path):
+        real = checked(path)
+        swap()
+        return real
+
+    monkeypatch.setattr(env.ws, "resolve", resolve_then_swap)
+
+
+def _read_failure(env: Env, path: str) -> ToolFailure:
+    with pytest.raises(ToolFailure) as caught:
+        env.ws.read(ReadTextFileArgs(path=path))
+    assert_no_leak(env, caught.value.message)
+    return caught.value
+
+
+def test_a_folder_swapped_for_a_link_out_after_the_check_is_not_followed(env, monkeypatch):
+    (env.tmp / "outside" / "guide.md").write_text(f"{MARKER} guide\n")
+
+    def swap():
+        (env.root / "docs" / "guide.md").unlink()
+        (env.root / "docs").rmdir()
+        (env.root / "docs").symlink_to(env.tmp / "outside", target_is_directory=True)
+
+    _swap_after_resolve(env, monkeypatch, swap)
+    failure = _read_failure(env, "docs/guide.md")
+    assert (failure.code, failure.message) == (
+        "FORBIDDEN", "'/workspace/docs/guide.md': changed while being opened (a symbolic link appeared on the "
+                     "way); not followed")  # fmt: skip
+    assert env.ws.reads == 0
+
+
+def test_a_file_swapped_for_a_link_out_after_the_check_is_not_followed(env, monkeypatch):
+    def swap():
+        (env.root / "notes.txt").unlink()
+        (env.root / "notes.txt").symlink_to(env.tmp / "outside" / "notes.txt")
+
+    _swap_after_resolve(env, monkeypatch, swap)
+    assert _read_failure(env, "notes.txt").code == "FORBIDDEN"
+
+
+def test_a_folder_removed_after_the_check_is_not_found(env, monkeypatch):
+    def swap():
+        (env.root / "docs" / "guide.md").unlink()
+        (env.root / "docs").rmdir()
+
+    _swap_after_resolve(env, monkeypatch, swap)
+    failure = _read_failure(env, "/workspace/docs/guide.md")
+    assert (failure.code, failure.message) == ("NOT_FOUND", "'/workspace/docs/guide.md': no such file")
+
+
+def test_links_inside_the_root_still_work_when_opened_component_by_component(env):
+    (env.root / "shortcut").symlink_to(env.root / "docs", target_is_directory=True)
+    assert env.ws.read(ReadTextFileArgs(path="shortcut/guide.md")) == ("/workspace/docs/guide.md", "# guide\n")
+
+
 # --- very large files: bounded memory, whole reads capped --------------------------------------
 
 BIG = 50 * 1024 * 1024
