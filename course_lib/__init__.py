@@ -21,6 +21,11 @@ Reliability   results        the normalized {ok, data | error{code, message, ret
 Explore       explorer       which objects change when head/path change (a widget)
 The model     offline_model  the deterministic offline Responses endpoint; backend picks it
 Outside       node_tools     the MCP Inspector and the reference server; side_by_side compares
+Capstone      notes_server   the notes MCP server: search, read, save a learning gap
+              assistant      search → read → answer with sources → approved write
+              evaluation     metrics from traces over a question set
+Interview     interview      the question cards
+              drills         diagnose recorded broken traces (recorded by broken_traces)
 
 Only a stand-in for one slow optional import of jsonschema's is set up here (see
 fast_jsonschema), so `import course_lib` stays cheap; import the module you need.

@@ -42,8 +42,9 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib.approval import Approvals, IdempotencyConflict
 from course_lib.arguments import ArgumentsError, ReadTextFileArgs, parse_arguments_text
+from course_lib.broken_traces import THREE_READS
 from course_lib.drills import SOLUTION as DIAGNOSIS_SOLUTION
-from course_lib.drills import THREE_READS, check_diagnoses
+from course_lib.drills import check_diagnoses
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.execution import CallContext, Execution, Executor, Session, Tool, ToolError
 from course_lib.parallel import Call
