@@ -1,7 +1,7 @@
 """Diagnose the trace: the source's failure table, and recorded broken runs to diagnose with it.
 
-The source ends its failure section with a table — symptom → likely cause → what to check first.
-`DIAGNOSIS_ROWS` is that table (rows A–H, in the course's words). Each file in
+The source ends its failure section with a table — symptom → likely cause → what to check first
+(`failure_table.DIAGNOSIS_ROWS`, rows A–H, in the course's words). Each file in
 `fixtures/broken_traces/` is a real run — the offline model through the real openai SDK, the
 real files MCP server, the real `Executor` — broken deliberately in exactly one place (a vague
 tool, a second server, a loop that forgets the result, a blind retry, an "allow everything"
@@ -29,58 +29,8 @@ from typing import Any
 
 from course_lib.broken_traces import TRACES, regenerate, traces_dir
 from course_lib.exercises import failed, not_answered, passed
+from course_lib.failure_table import ROWS
 from course_lib.show import show_items
-
-# ---- the diagnosis table -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Row:
-    """One row of the source's table 常见失败与定位方法: symptom → likely cause → checks."""
-
-    letter: str
-    symptom: str
-    source: str  # the row's symptom as the source writes it
-    cause: str
-    checks: tuple[str, str, str]
-
-
-DIAGNOSIS_ROWS: tuple[Row, ...] = (
-    Row("A", "answers without calling a tool, and makes things up", "不调用工具就编答案",
-        "the tool's description is unclear, or the instructions let the model guess",
-        ("call trace", "when-to-use conditions", "eval samples")),
-    Row("B", "keeps choosing the wrong tool", "总是选错工具",
-        "tools with overlapping jobs, or too many exposed at once",
-        ("tool names", "counter-examples", "dynamic tool set")),
-    Row("C", "arguments are often invalid", "参数经常不合法",
-        "the schema is too loose or its field descriptions are vague",
-        ("strict mode", "enums", "field descriptions")),
-    Row("D", "the tool succeeded but the answer is wrong", "工具成功但回答错误",
-        "unclear output fields, or the result did not get back to the model correctly",
-        ("call_id", "output structure", "full context")),
-    Row("E", "a tool failed and the model carried on guessing", "工具失败后继续猜",
-        "the error was swallowed, or there is no failure policy",
-        ("error classification", "retryable", "stop condition")),
-    Row("F", "a write was executed twice", "写操作被执行两次",
-        "a blind retry after a timeout",
-        ("idempotency key", "execution record", "status query")),
-    Row("G", "latency and cost are too high", "延迟和成本过高",
-        "too many tools, outputs that are too long, too many rounds",
-        ("tokens", "tool time", "loop count")),
-    Row("H", "fine in tests, over-reaching in production", "测试正常但线上越权",
-        "the tests only covered the schema",
-        ("identity", "resource scope", "approval and audit")),
-)  # fmt: skip
-ROWS = {row.letter: row for row in DIAGNOSIS_ROWS}
-
-
-def show_diagnosis_table() -> None:
-    """Print the table: letter, symptom, likely cause and the three things to check."""
-    for row in DIAGNOSIS_ROWS:
-        print(f"{row.letter}  {row.symptom}  ({row.source})")
-        print(f"   likely cause: {row.cause}")
-        print(f"   check first:  {' · '.join(row.checks)}")
-
 
 def load_broken_trace(name: str) -> dict[str, Any]:
     """One recorded broken trace, as written by `regenerate`.

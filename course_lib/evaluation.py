@@ -51,6 +51,7 @@ import ipywidgets as widgets
 from openai import OpenAI
 
 from course_lib.assistant import NotesAssistant, Timed
+from course_lib.failure_table import ROWS, Row
 from course_lib.guarded_loop import GuardedResult
 from course_lib.notes_server import LOGICAL_ROOT, notes_dir
 from course_lib.offline_model import EVIDENCE_MISSING
@@ -490,37 +491,11 @@ def tasks_table(traces: list[TaskTrace]) -> str:
 # ---- diagnosis: the source's failure table, tied to what the traces show ------------------------
 
 
-@dataclass(frozen=True)
-class Row:
-    """One row of the source's diagnosis table."""
-
-    symptom: str
-    source: str  # the row's symptom in the source text
-    cause: str
-    check_first: str
-
-
-DIAGNOSIS: dict[str, Row] = {
-    "answers_without_tools": Row("answers without calling a tool", "不调用工具就编答案",
-                                 "vague tool description, instructions that allow guessing",
-                                 "the trace, when the tool applies, the eval questions"),
-    "wrong_tool": Row("chooses the wrong tool", "总是选错工具", "overlapping tools, too many exposed at once",
-                      "names, counter-examples in descriptions, the tool set per task"),
-    "invalid_arguments": Row("arguments often invalid", "参数经常不合法", "schema too loose, vague field descriptions",
-                             "strict mode, enums and ranges, field descriptions"),
-    "answer_unsupported": Row("tools succeed, the answer is wrong", "工具成功但回答错误",
-                              "unclear output fields, results not fed back correctly",
-                              "call_id, the output structure, the whole context"),
-    "guesses_after_failure": Row("a tool failed and the model kept guessing", "工具失败后继续猜",
-                                 "error swallowed, no failure policy", "error codes, retryable, stop conditions"),
-    "write_twice": Row("a write executed twice", "写操作被执行两次", "blind retry after a timeout",
-                       "idempotency key, execution record, a status query"),
-    "too_many_rounds": Row("latency and cost too high", "延迟和成本过高", "too many tools, long outputs, many rounds",
-                           "tokens, tool time, model requests per task"),
-    "write_without_approval": Row("fine in tests, over-reaching in production", "测试正常但线上越权",
-                                  "tests cover the schema only", "identity, resource scope, approval and audit"),
-}
-"""The source's eight rows ("常见失败与定位方法"): symptom → likely cause → what to check first."""
+DIAGNOSIS: dict[str, Row] = {key: ROWS[letter] for key, letter in (
+    ("answers_without_tools", "A"), ("wrong_tool", "B"), ("invalid_arguments", "C"), ("answer_unsupported", "D"),
+    ("guesses_after_failure", "E"), ("write_twice", "F"), ("too_many_rounds", "G"), ("write_without_approval", "H"),
+)}
+"""What `diagnose` looks for → the row of the source's failure table (`failure_table`) it points to."""
 
 
 def diagnose(trace: TaskTrace) -> list[str]:
@@ -559,8 +534,8 @@ def diagnosis_table(traces: list[TaskTrace]) -> str:
     lines = []
     for key, ids in shown.items():
         row = DIAGNOSIS[key]
-        lines += [f"{row.symptom} ({row.source}) — tasks: {', '.join(ids)}",
-                  f"    likely cause: {row.cause}", f"    check first:  {row.check_first}"]  # fmt: skip
+        lines += [f"{row.letter}  {row.symptom} ({row.source}) — tasks: {', '.join(ids)}",
+                  f"    likely cause: {row.cause}", f"    check first:  {' · '.join(row.checks)}"]  # fmt: skip
     return "\n".join(lines)
 
 

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from course_lib import drills
+from course_lib.failure_table import DIAGNOSIS_ROWS, ROWS, show_diagnosis_table
 
 
 @pytest.fixture(autouse=True)
@@ -110,10 +111,10 @@ def test_injection_runs_the_write_without_a_person():
 
 
 def test_every_answer_is_a_row_and_one_of_its_checks():
-    assert [row.letter for row in drills.DIAGNOSIS_ROWS] == list("ABCDEFGH")
+    assert [row.letter for row in DIAGNOSIS_ROWS] == list("ABCDEFGH")
     assert set(drills.ANSWERS) == set(drills.TRACES)
     for name, answer in drills.ANSWERS.items():
-        assert answer.check in drills.ROWS[answer.row].checks, name
+        assert answer.check in ROWS[answer.row].checks, name
         assert answer.row not in answer.confusions, name
     assert {a.row for a in drills.ANSWERS.values()} == set("ABCDEFGH")  # every row is practised
 
@@ -131,6 +132,6 @@ def test_show_broken_trace_prints_the_timeline(capsys):
 
 
 def test_the_table_prints_every_row(capsys):
-    drills.show_diagnosis_table()
+    show_diagnosis_table()
     out = capsys.readouterr().out
     assert out.count("likely cause:") == 8 and "写操作被执行两次" in out
