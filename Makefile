@@ -27,7 +27,8 @@ test-fast: $(VENV)/.installed  ## unit tests only, no notebooks
 
 notebooks: $(VENV)/.installed  ## re-execute every notebook in place, storing fresh outputs
 	cd notebooks && for nb in [0-9]*.ipynb; do \
-		../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; done
+		../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
+			&& ../$(BIN)/python ../.ci/stable_widget_ids.py "$$nb" || exit 1; done
 
 fixtures: $(VENV)/.installed  ## re-record fixtures/*.json from a real offline run
 	$(BIN)/python -m course_lib.fixtures

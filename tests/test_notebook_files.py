@@ -3,13 +3,18 @@ from the machine or the moment they were run on (timestamps, absolute paths)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9]*.ipynb"))
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9]*.ipynb"))
+_spec = importlib.util.spec_from_file_location("stable_widget_ids", REPO / ".ci" / "stable_widget_ids.py")
+stable_widget_ids = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(stable_widget_ids)
 # Absolute paths of a machine: home folders, temporary folders, this repository's location.
 MACHINE_PATH = re.compile(r"(?<![\w.])/(?:home|root|Users|tmp|var/folders|work)/[^\s\"'\\]+|[A-Z]:\\\\Users\\\\")
 
@@ -32,3 +37,24 @@ def test_notebook_is_stored_executed_and_machine_free(path):
 def test_the_pattern_finds_machine_paths():
     assert MACHINE_PATH.findall('"/home/ann/course/x.txt" and /tmp/pytest-1/a') == ["/home/ann/course/x.txt", "/tmp/pytest-1/a"]
     assert MACHINE_PATH.findall('"/workspace/notes.txt" /notes/a.md') == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_widget_ids_are_the_stable_ones(path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    assert stable_widget_ids.stabilize(notebook, path.name) is notebook, "run make notebooks (it keeps ids stable)"
+
+
+def test_stable_ids_rename_every_reference_and_drop_what_nothing_shows():
+    a, b, c, dropped = "a" * 32, "b" * 32, "c" * 32, "d" * 32
+    view = {"output_type": "display_data", "data": {stable_widget_ids.VIEW: {"model_id": a}}, "metadata": {}}
+    state = {a: {"state": {"children": [f"IPY_MODEL_{b}"], "layout": f"IPY_MODEL_{c}"}}, b: {"state": {}},
+             c: {"state": {}}, dropped: {"state": {}}}
+    notebook = {"cells": [{"outputs": [view]}], "metadata": {"widgets": {stable_widget_ids.STATE: {"state": state}}}}
+    stable = stable_widget_ids.stabilize(notebook, "x.ipynb")
+    new_state = stable["metadata"]["widgets"][stable_widget_ids.STATE]["state"]
+    new_a = stable["cells"][0]["outputs"][0]["data"][stable_widget_ids.VIEW]["model_id"]
+    assert len(new_state) == 3 and not {a, b, c, dropped} & set(new_state)
+    children, layout = new_state[new_a]["state"]["children"][0][10:], new_state[new_a]["state"]["layout"][10:]
+    assert {children, layout} == set(new_state) - {new_a}
+    assert stable_widget_ids.stabilize(stable, "x.ipynb") is stable  # a second pass changes nothing
