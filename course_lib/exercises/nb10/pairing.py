@@ -1,0 +1,172 @@
+"""Notebook 10, drill 1: pair call_ids.
+
+`check_pair_call_ids(fn)`: `pair_call_ids(items) -> {call_id: output}` on the input lists the
+loop really sent (three reads at once, one at a time, one failing), then broken ones: an orphan
+output and an unanswered call (both refused by the model API too), a call_id on two calls, two
+outputs for one call.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from course_lib.broken_traces import THREE_READS
+from course_lib.exercises import failed, passed
+from course_lib.exercises.nb10._common import _function
+
+
+def _offline_client() -> Any:
+    """An openai client on the offline model, whatever the environment says: the cases are recorded."""
+    import httpx
+    import openai
+
+    from course_lib.backend import OFFLINE_BASE_URL
+    from course_lib.offline_model import offline_transport
+
+    return openai.OpenAI(api_key="offline", base_url=OFFLINE_BASE_URL, max_retries=0,
+                         http_client=httpx.Client(transport=offline_transport()))  # fmt: skip
+
+
+@cache
+def _recorded_contexts() -> dict[str, list[dict[str, Any]]]:
+    """Input lists the loop really built (offline model, real files server), by label."""
+    from course_lib.host import files_host
+    from course_lib.loop import run_loop
+
+    client = _offline_client()
+    try:
+        with files_host() as host:
+            together = run_loop(client, host, THREE_READS)
+            serial = run_loop(client, host, THREE_READS, parallel_tool_calls=False, max_steps=6)
+            mixed = run_loop(client, host, "Show the first 2 lines of /workspace/notes.txt and the first 2 lines "
+                                           "of /etc/passwd")  # fmt: skip
+    finally:
+        client.close()
+    return {"together": together.context, "serial": serial.context, "mixed": mixed.context}
+
+
+def _calls_in(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [item for item in items if item.get("type") == "function_call"]
+
+
+def _outputs_in(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [item for item in items if item.get("type") == "function_call_output"]
+
+
+def pairing_cases() -> dict[str, tuple[list[dict[str, Any]], str | None]]:
+    """label → (an input list, None if it is valid, else the reason it must be refused)."""
+    contexts = copy.deepcopy(_recorded_contexts())
+    together, serial, mixed = contexts["together"], contexts["serial"], contexts["mixed"]
+    user, calls, outputs = together[0], _calls_in(together), _outputs_in(together)
+    finished = [outputs[1], outputs[2], outputs[0]]  # the order the reads completed in a real run
+    orphan = {"type": "function_call_output", "call_id": "call_never_made", "output": outputs[0]["output"]}
+    reused = {**calls[1], "call_id": calls[0]["call_id"]}
+    return {
+        "three reads in one turn, outputs in the model's order": (together, None),
+        "the same turn, outputs in the order the reads finished": ([user, *calls, *finished], None),
+        "three reads one at a time (three turns)": (serial, None),
+        "a read that worked beside one that was refused": (mixed, None),
+        "an output for a call nobody made": ([user, *calls, *outputs, orphan], "orphan"),
+        "a call left without an output": ([user, *calls, *outputs[:2]], "unanswered"),
+        "one call_id on two different calls": ([user, calls[0], reused, calls[2], outputs[0], outputs[2]], "reused"),
+        "two outputs for one call": ([user, *calls, *outputs, {**outputs[0], "output": outputs[1]["output"]}], "twice"),
+    }  # fmt: skip
+
+
+def _api_refusal(items: list[dict[str, Any]]) -> str | None:
+    """What the (offline) Responses API says about this input list, if it refuses it."""
+    from course_lib.offline_model import BadRequest, respond
+
+    try:
+        respond({"model": "gpt-4.1", "input": items})
+    except BadRequest as error:
+        return error.message
+    return None
+
+
+_REFUSE = {
+    "orphan": "an output arrived for call_never_made, which no call in the list has; your function accepted it",
+    "unanswered": "{cid} has no output; your function accepted it",
+    "reused": "{cid} names two calls with different arguments; your function accepted it — one of them would get "
+              "the other's result",
+    "twice": "{cid} has two outputs with different texts; your function kept one — which one is true is a guess",
+}  # fmt: skip
+
+
+def _describe_call(item: dict[str, Any]) -> str:
+    try:
+        arguments = json.loads(item["arguments"])
+        return f"{item['call_id']} (read {arguments['path']})"
+    except (ValueError, KeyError, TypeError):
+        return item["call_id"]
+
+
+def _pair_problem(label: str, items: list[dict[str, Any]], got: Any) -> str | None:
+    expected = _pair_solution(items)
+    if not isinstance(got, dict):
+        return f"pair_call_ids must return a dict {{call_id: output text}}; it returned a {type(got).__name__}."
+    calls = {item["call_id"]: item for item in _calls_in(items)}
+    for call_id in expected:
+        if call_id not in got:
+            return f"case '{label}': {_describe_call(calls[call_id])} is missing from your dict."
+    if extra := [key for key in got if key not in expected]:
+        return f"case '{label}': {extra[0]!r} is not the call_id of any call in the list."
+    owner = {item["output"]: item["call_id"] for item in _outputs_in(items)}
+    for call_id, text in expected.items():
+        if got[call_id] != text:
+            other = owner.get(got[call_id])
+            if other is not None and other != call_id:
+                return (f"case '{label}': {_describe_call(calls[call_id])} got the output of "
+                        f"{_describe_call(calls[other])}. Pair by call_id, never by position.")  # fmt: skip
+            return f"case '{label}': the value for {call_id} must be its output text, exactly as it arrived."
+    return None
+
+
+def check_pair_call_ids(fn: Callable[[list[dict[str, Any]]], dict[str, str]]) -> bool:
+    """Run `fn` on eight input lists (four real, four broken); explain the first it gets wrong."""
+    if problem := _function(fn, "pair_call_ids", "items"):
+        return failed(problem)
+    for label, (items, refuse) in pairing_cases().items():
+        try:
+            got = fn(copy.deepcopy(items))
+        except ValueError as error:
+            if refuse:
+                continue
+            return failed(f"case '{label}': you raised ValueError ({error}), but this list is valid: every call has "
+                          "exactly one output under its own call_id. Items of other types (messages) are not calls.")
+        except Exception as error:
+            return failed(f"case '{label}': pair_call_ids raised {type(error).__name__}: {error}. Items are dicts as "
+                          "they crossed: messages have a 'role', calls and outputs have a 'type' and a 'call_id'.")
+        if got is ...:
+            return failed("Not answered yet: pair_call_ids still returns ... — return the dict.")
+        if refuse:
+            cid = _calls_in(items)[0]["call_id"] if refuse != "unanswered" else _calls_in(items)[2]["call_id"]
+            api = _api_refusal(items)
+            said = f" The Responses API refuses it too: {api!r}." if api else " The API may not notice: your app must."
+            return failed(f"case '{label}': {_REFUSE[refuse].format(cid=cid)}. Raise ValueError.{said}")
+        if problem := _pair_problem(label, items, got):
+            return failed(problem)
+    return passed("all 8 input lists right: outputs found by call_id across turns, and orphans, unanswered calls, "
+                  "reused call_ids and double outputs refused.")
+
+
+def _pair_solution(items: list[dict[str, Any]]) -> dict[str, str]:
+    calls: dict[str, dict[str, Any]] = {}
+    for item in _calls_in(items):
+        if item["call_id"] in calls:
+            raise ValueError(f"call_id {item['call_id']} is used by two calls")
+        calls[item["call_id"]] = item
+    outputs: dict[str, str] = {}
+    for item in _outputs_in(items):
+        if item["call_id"] not in calls:
+            raise ValueError(f"no call has call_id {item['call_id']}")
+        if item["call_id"] in outputs:
+            raise ValueError(f"call_id {item['call_id']} has two outputs")
+        outputs[item["call_id"]] = item["output"]
+    if missing := [call_id for call_id in calls if call_id not in outputs]:
+        raise ValueError(f"no output for {', '.join(missing)}")
+    return {call_id: outputs[call_id] for call_id in calls}

@@ -1,0 +1,210 @@
+"""Notebook 10, drill 5: a parallel scheduler.
+
+`check_run_turn(fn)`: `async run_turn(calls, execute, is_write) -> [Execution]` is *run* with
+timed tools (reads on the real files server) and its start/end events show whether reads
+overlapped and writes ran alone, in order.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, ConfigDict
+
+from course_lib.arguments import ReadTextFileArgs
+from course_lib.broken_traces import THREE_READS
+from course_lib.exercises import failed, passed
+from course_lib.exercises.nb10._common import ALICE, READ, _function, _SaveArgs
+from course_lib.execution import CallContext, Execution, Executor, Tool
+from course_lib.parallel import Call
+
+DELAYS = {"read": 0.06, "write": 0.03}
+"""Seconds each timed tool waits: long enough that running together shows in the event order."""
+
+
+class _QueryArgs(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+    query: str
+
+
+def _model_calls() -> list[Call]:
+    """The three `function_call`s the offline model really sends for THREE_READS."""
+    from openai.types.responses import Response
+
+    from course_lib.arguments import input_schema
+    from course_lib.offline_model import respond
+
+    tool = {"type": "function", "name": READ, "description": "Read a text file.", "parameters": input_schema()}
+    response = Response.model_validate(respond({"model": "gpt-4.1", "input": THREE_READS, "tools": [tool]}))
+    return [Call.from_item(item) for item in response.output if item.type == "function_call"]
+
+
+def _r(call_id: str, path: str) -> Call:
+    return Call(call_id, READ, json.dumps({"path": path, "head": 1}))
+
+
+def _w(call_id: str, topic: str) -> Call:
+    return Call(call_id, "save_learning_gap", json.dumps({"topic": topic}))
+
+
+def schedule_cases() -> dict[str, list[Call]]:
+    """label → one turn's calls, in the model's order."""
+    return {
+        "three reads from the model": _model_calls(),
+        "read, write, read": [_r("call_r1", "/workspace/notes.txt"), _w("call_w1", "retries"),
+                              _r("call_r2", "/workspace/todo.md")],
+        "two writes, then a read": [_w("call_w1", "retries"), _w("call_w2", "strict mode"),
+                                    _r("call_r1", "/workspace/notes.txt")],
+        "a long mixed turn": [_r("call_r1", "/workspace/notes.txt"), _r("call_r2", "/workspace/todo.md"),
+                              _w("call_w1", "retries"), Call("call_s1", "search_notes", '{"query": "call_id"}'),
+                              _r("call_r3", "/workspace/docs/mcp.md"), _w("call_w2", "strict mode"),
+                              _w("call_w3", "idempotency"), _r("call_r4", "/workspace/data/config.json")],
+        "no calls at all": [],
+    }  # fmt: skip
+
+
+@dataclass
+class TimedTurn:
+    """What happened when a scheduler ran one turn: results, and start/end events in order."""
+
+    results: Any
+    events: list[tuple[str, str]]
+    writes: list[str]
+
+
+def run_scheduler(fn: Callable[..., Awaitable[Any]], calls: list[Call]) -> TimedTurn:
+    """Run `fn(calls, execute, is_write)` against a real Executor: reads on the real files server
+    (and a local search), a local write; every handler logs ("start"|"end", call_id)."""
+    from course_lib.host import files_host
+
+    events: list[tuple[str, str]] = []
+    writes: list[str] = []
+
+    def timed(kind: str, inner: Callable[[Any, CallContext], Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def handler(arguments: Any, context: CallContext) -> Any:
+            events.append(("start", context.call_id))
+            await anyio.sleep(DELAYS[kind])
+            result = await inner(arguments, context)
+            events.append(("end", context.call_id))
+            return result
+
+        return handler
+
+    async def search(arguments: _QueryArgs, context: CallContext) -> Any:
+        return {"hits": [f"/workspace/notes.txt mentions {arguments.query}"]}
+
+    async def save(arguments: _SaveArgs, context: CallContext) -> Any:
+        writes.append(context.call_id)
+        return {"record_id": f"gap-{len(writes)}"}
+
+    with files_host() as host:
+        read = host.executor_tool(READ, ReadTextFileArgs)
+        executor = Executor([
+            replace(read, handler=timed("read", read.handler)),
+            Tool("search_notes", "Search the user's notes.", _QueryArgs, timed("read", search)),
+            Tool("save_learning_gap", "Save a learning gap (changes data).", _SaveArgs, timed("write", save),
+                 side_effect=True),
+        ])  # fmt: skip
+        for name in ("save_learning_gap",):  # approved in advance: this drill is about order, not approval
+            for call in calls:
+                if call.name == name:
+                    arguments = json.loads(call.arguments)
+                    executor.approvals.approve(executor.approvals.request(name, arguments, "alice").action_id)
+
+        async def execute(call: Call) -> Execution:
+            return await executor.execute(call.call_id, call.name, call.arguments, ALICE)
+
+        def is_write(call: Call) -> bool:
+            tool = executor.tools.get(call.name)
+            return tool is None or tool.side_effect
+
+        results = host.run(fn, list(calls), execute, is_write)
+    return TimedTurn(results, events, writes)
+
+
+def _schedule_problem(label: str, calls: list[Call], turn: TimedTurn) -> str | None:
+    where = f"case '{label}'"
+    results = turn.results
+    if not isinstance(results, list) or len(results) != len(calls):
+        shown = f"a {type(results).__name__}" if not isinstance(results, list) else f"{len(results)} results"
+        return f"{where}: run_turn must return a list with one Execution per call ({len(calls)}); it returned {shown}."
+    for i, (call, result) in enumerate(zip(calls, results)):
+        if not isinstance(result, Execution) or result.call_id != call.call_id:
+            got = result.call_id if isinstance(result, Execution) else type(result).__name__
+            return (f"{where}: result {i} is for {got}, but the model's call {i} is {call.call_id}: return the "
+                    "results in the model's order (what execute(call) returned, at the call's position).")
+    start = {cid: i for i, (kind, cid) in enumerate(turn.events) if kind == "start"}
+    end = {cid: i for i, (kind, cid) in enumerate(turn.events) if kind == "end"}
+    for call in calls:
+        runs = sum(1 for kind, cid in turn.events if kind == "start" and cid == call.call_id)
+        if runs != 1:
+            return f"{where}: {call.call_id} ran {runs} times; every call runs exactly once."
+    write = {call.call_id: call.name == "save_learning_gap" for call in calls}
+    for w in (c.call_id for c in calls if write[c.call_id]):
+        for other in (c.call_id for c in calls if c.call_id != w):
+            if start[other] < end[w] and start[w] < end[other]:
+                return f"{where}: {other} ran while the write {w} was running. A write runs alone: nothing beside it."
+    for i, earlier in enumerate(calls):
+        for later in calls[i + 1:]:
+            if (write[earlier.call_id] or write[later.call_id]) and start[later.call_id] < end[earlier.call_id]:
+                w = earlier.call_id if write[earlier.call_id] else later.call_id
+                return (f"{where}: {later.call_id} started before {earlier.call_id} had finished, although the model "
+                        f"sent it after, and {w} is a write. Keep the model's order around every write.")
+    wave: list[str] = []
+    for call in [*calls, None]:
+        if call is None or write[call.call_id]:
+            if len(wave) > 1 and max(start[c] for c in wave) > min(end[c] for c in wave):
+                return (f"{where}: the reads {', '.join(wave)} ran one after another. They are independent reads "
+                        "with no write between them: start them together (a task group, or asyncio.gather).")
+            wave = []
+        else:
+            wave.append(call.call_id)
+    return None
+
+
+def check_run_turn(fn: Callable[..., Awaitable[list[Execution]]]) -> bool:
+    """Run `fn` on five turns with timed tools and report the first rule the event order breaks."""
+    if problem := _function(fn, "run_turn", "calls, execute, is_write"):
+        return failed(problem)
+    if not inspect.iscoroutinefunction(fn):
+        return failed("run_turn must be an async def: it awaits execute(call), which is a coroutine function.")
+    for label, calls in schedule_cases().items():
+        try:
+            turn = run_scheduler(fn, calls)
+        except Exception as error:
+            return failed(f"case '{label}': run_turn raised {type(error).__name__}: {error}.")
+        if turn.results is ...:
+            return failed("Not answered yet: run_turn still returns ... — return the list of executions.")
+        if problem := _schedule_problem(label, calls, turn):
+            return failed(problem)
+    return passed("all 5 turns ran right: reads overlapped, each write ran alone and in order, results came back "
+                  "in the model's order.")
+
+
+async def _run_turn_solution(calls: list[Call], execute: Callable[[Call], Awaitable[Execution]],
+                             is_write: Callable[[Call], bool]) -> list[Execution]:  # fmt: skip
+    results: list[Any] = [None] * len(calls)
+
+    async def run(i: int) -> None:
+        results[i] = await execute(calls[i])
+
+    async def run_together(wave: list[int]) -> None:
+        async with anyio.create_task_group() as tg:
+            for i in wave:
+                tg.start_soon(run, i)
+
+    wave: list[int] = []
+    for i, call in enumerate(calls):
+        if is_write(call):
+            await run_together(wave)  # the reads sent before it finish first
+            wave = []
+            await run(i)  # then the write, alone
+        else:
+            wave.append(i)
+    await run_together(wave)
+    return results
