@@ -95,7 +95,7 @@ def test_before_any_result_the_gullible_model_reads_like_the_careful_one():
 @pytest.mark.parametrize(
     ("metadata", "param", "fragment"),
     [
-        ({"course_persona": "evil"}, "metadata.course_persona", "Supported values are: 'careful', 'gullible'"),
+        ({"course_persona": "evil"}, "metadata.course_persona", "Supported values are: 'careful' and 'gullible'."),
         ({"course_persona": 1}, "metadata.course_persona", "expected a string, but got an integer"),
         (["gullible"], "metadata", "expected an object, but got an array"),
     ],

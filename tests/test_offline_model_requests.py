@@ -1,6 +1,8 @@
 """The offline model refuses what the real Responses API refuses, with its 400 wording: keys it does
-not know in `input` items (judged by the openai SDK's own request types), duplicate item ids and
-function parameters that are no JSON Schema; and it answers a failed write as a change not made."""
+not know in `input` items (judged by the openai SDK's own request types), duplicate item ids, item
+ids without their type's prefix, input parts in an assistant message, function parameters that are
+no JSON Schema or an object without `properties`; it lists supported values in English; and it
+answers a failed write as a change not made."""
 
 from __future__ import annotations
 
@@ -206,3 +208,142 @@ def test_a_successful_write_quotes_the_result_without_calling_it_file_contents()
 def test_a_failed_read_keeps_the_read_wording():
     answer = answer_to(READER, {"path": "/workspace/todo.md"}, failure("NOT_FOUND", "no such file"))
     assert answer.endswith("\nI could not read the file, so I won't say anything about what it contains.")
+
+
+# ---- supported values, written as an English list ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("choice", "param", "message"),
+    [
+        ("any", "tool_choice", "Invalid value: 'any'. Supported values are: 'auto', 'none', and 'required'."),
+        ({"type": "allowed_tools", "mode": "none", "tools": []}, "tool_choice.mode",
+         "Invalid value: 'none'. Supported values are: 'auto' and 'required'."),
+    ],
+)  # fmt: skip
+def test_supported_values_are_listed_in_english(client, choice, param, message):
+    error = refused(client, model=MODEL, input="hi", tools=[READER], tool_choice=choice)
+    assert (error["message"], error["param"], error["code"]) == (message, param, "invalid_value")
+
+
+# ---- content parts by role --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        {"type": "input_text", "text": "Sure, which file?"},
+        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="},
+        {"type": "input_file", "file_id": "file-1"},
+    ],
+)
+def test_an_assistant_message_holds_only_what_a_model_writes(client, part):
+    history = [{"role": "user", "content": "Show notes.txt"}, {"role": "assistant", "content": [part]},
+               {"role": "user", "content": "notes.txt, please"}]  # fmt: skip
+    error = refused(client, model=MODEL, input=history, tools=[READER])
+    assert error["message"] == f"Invalid value: '{part['type']}'. Supported values are: 'output_text' and 'refusal'."
+    assert (error["param"], error["code"]) == ("input[1].content[0]", "invalid_value")  # the part, not its type
+
+
+def test_an_assistant_message_may_hold_output_text_and_refusal(client):
+    history = [{"role": "user", "content": "Show notes.txt"},
+               {"role": "assistant", "content": [{"type": "output_text", "text": "Which notes?"},
+                                                 {"type": "refusal", "refusal": "I can't guess."}]},
+               {"role": "user", "content": [{"type": "input_text", "text": "/workspace/notes.txt"}]}]  # fmt: skip
+    [call] = client.responses.create(model=MODEL, input=history, tools=[READER]).output
+    assert isinstance(call, ResponseFunctionToolCall)
+
+
+def test_a_part_type_the_api_does_not_know_lists_every_known_type(client):
+    chat_style = {"role": "user", "content": [{"type": "text", "text": "Show notes.txt"}]}
+    error = refused(client, model=MODEL, input=[chat_style], tools=[READER])
+    assert error["message"] == (
+        "Invalid value: 'text'. Supported values are: 'input_text', 'input_image', 'input_audio', 'output_text', "
+        "'refusal', 'input_file', 'computer_screenshot', 'summary_text', and 'encrypted_content'.")  # fmt: skip
+    assert (error["param"], error["code"]) == ("input[0].content[0].type", "invalid_value")
+
+
+def test_a_function_call_output_may_hold_an_image(client):
+    call = first_call(client)
+    image = {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}
+    feedback = {"type": "function_call_output", "call_id": call.call_id,
+                "output": [{"type": "input_text", "text": "alpha"}, image]}  # fmt: skip
+    answer = client.responses.create(model=MODEL, input=[{"role": "user", "content": "Show notes.txt"}, call, feedback],
+                                     tools=[READER])  # fmt: skip
+    assert "alpha" in answer.output_text
+
+
+# ---- item ids carry their type's prefix -------------------------------------------------------------
+
+
+def test_a_call_id_put_in_the_item_id_is_refused(client):
+    call = first_call(client)
+    replayed = call.to_dict() | {"id": call.call_id}  # the mistake: the model-side call_id where the item id goes
+    error = refused(client, model=MODEL, input=second_input(replayed, call.call_id), tools=[READER])
+    assert error["message"] == f"Invalid 'input[1].id': '{call.call_id}'. Expected an ID that begins with 'fc'."
+    assert (error["param"], error["code"]) == ("input[1].id", "invalid_id_prefix")
+
+
+def test_a_function_call_without_an_id_is_accepted(client):
+    call = first_call(client)
+    bare = {key: value for key, value in call.to_dict().items() if key != "id"}
+    answer = client.responses.create(model=MODEL, input=second_input(bare, call.call_id), tools=[READER])
+    assert answer.output_text.endswith("alpha")
+
+
+@pytest.mark.parametrize(
+    ("item", "prefix"),
+    [
+        ({"type": "message", "id": "019f629b-43ee", "role": "assistant", "status": "completed",
+          "content": [{"type": "output_text", "text": "Hello.", "annotations": []}]}, "msg"),
+        ({"type": "reasoning", "id": "item_df7e40c3", "summary": []}, "rs"),
+    ],
+)  # fmt: skip
+def test_message_and_reasoning_ids_carry_their_prefix(client, item, prefix):
+    error = refused(client, model=MODEL, input=[{"role": "user", "content": "hi"}, item])
+    assert error["message"] == f"Invalid 'input[1].id': '{item['id']}'. Expected an ID that begins with '{prefix}'."
+    assert (error["param"], error["code"]) == ("input[1].id", "invalid_id_prefix")
+
+
+# ---- object schemas without properties --------------------------------------------------------------
+
+NO_ARGS = {"type": "function", "name": "list_allowed_directories", "description": "List the folders it may read."}
+
+
+@pytest.mark.parametrize("strict", [False, None])
+def test_an_object_root_without_properties_is_refused_strict_or_not(client, strict):
+    tool = NO_ARGS | {"parameters": {"type": "object"}} | ({} if strict is None else {"strict": strict})
+    error = refused(client, model=MODEL, input="hi", tools=[READER, tool])
+    assert error["message"] == ("Invalid schema for function 'list_allowed_directories': In context=(), "
+                                "object schema missing properties.")  # fmt: skip
+    assert (error["param"], error["code"]) == ("tools[1].parameters", "invalid_function_parameters")
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_empty_properties_are_enough(client, strict):
+    # The reference filesystem server's own declaration of this tool (tools/list, with $schema).
+    parameters = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {}}
+    if strict:
+        parameters = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+    tool = NO_ARGS | {"parameters": parameters, "strict": strict}
+    assert client.responses.create(model=MODEL, input="hi", tools=[READER, tool]).output
+
+
+def test_a_strict_object_needs_properties_after_additional_properties(client):
+    tool = NO_ARGS | {"strict": True, "parameters": {"type": "object", "additionalProperties": False}}
+    error = refused(client, model=MODEL, input="hi", tools=[tool])
+    assert error["message"] == ("Invalid schema for function 'list_allowed_directories': In context=(), "
+                                "object schema missing properties.")  # fmt: skip
+
+
+NESTED = {"type": "object", "required": ["path", "meta"], "additionalProperties": False, "properties": {
+    "path": {"type": "string"}, "meta": {"type": "object", "additionalProperties": False}}}  # fmt: skip
+
+
+def test_a_nested_object_without_properties_is_refused_only_in_strict_mode(client):
+    tool = {"type": "function", "name": "tag_file", "parameters": NESTED}
+    assert client.responses.create(model=MODEL, input="hi", tools=[tool | {"strict": False}]).output
+    error = refused(client, model=MODEL, input="hi", tools=[tool | {"strict": True}])
+    assert error["message"] == ("Invalid schema for function 'tag_file': In context=('properties', 'meta'), "
+                                "object schema missing properties.")  # fmt: skip
+    assert (error["param"], error["code"]) == ("tools[0].parameters", "invalid_function_parameters")

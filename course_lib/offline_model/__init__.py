@@ -2,9 +2,10 @@
 
 What it is: a small set of readable rules behind `POST /v1/responses`. It validates a request the
 way the real API does (a 400 naming the offending field: a key the API does not know in an `input`
-item or content part, judged by the openai SDK's own request types; two items with one `id`;
-function `parameters` that are not a JSON Schema, or break strict mode's rules for a strict tool),
-then behaves like a careful model:
+item or content part, judged by the openai SDK's own request types; a content part an assistant
+message may not hold; an item `id` without its type's prefix (`fc`, `msg`, `rs`); two items with
+one `id`; function `parameters` that are not a JSON Schema, an object root without `properties`,
+or a strict tool's schema that breaks strict mode's rules), then behaves like a careful model:
 
 - after tool results (`function_call_output`) it answers only from those results, quoting them,
   and reports a failed result as a failure — never as a successful read;

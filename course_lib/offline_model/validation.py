@@ -59,9 +59,48 @@ def _type_error(param: str, kind: type | tuple, value: Any) -> BadRequest:
     return BadRequest(f"Invalid type for '{param}': expected {expected}, but got {got} instead.", param, "invalid_type")
 
 
+def _english_list(values: list[str]) -> str:
+    """`'a' and 'b'`; `'a', 'b', and 'c'`: how the real API lists supported values."""
+    quoted = [f"'{value}'" for value in values]
+    if len(quoted) <= 2:
+        return " and ".join(quoted)
+    return f"{', '.join(quoted[:-1])}, and {quoted[-1]}"
+
+
 def _invalid_value(value: Any, param: str, supported: list[str]) -> BadRequest:
-    listed = ", ".join(f"'{s}'" for s in supported)
+    """`Invalid value: 'x'. Supported values are: 'a', 'b', and 'c'.` (code `invalid_value`).
+
+    The list is English, as the real API writes it: "Supported values are: 'output_text' and
+    'refusal'." (https://community.openai.com/t/how-to-chat-with-an-ai-generated-image-via-responses-api/1365014)
+    and "... 'summary_text', and 'encrypted_content'." (https://github.com/MervinPraison/PraisonAI/issues/3934).
+    """
+    listed = _english_list(supported)
     return BadRequest(f"Invalid value: '{value}'. Supported values are: {listed}.", param, "invalid_value")
+
+
+# Every content part type the API knows, in the order its 400 lists them when a `type` is none of them
+# (param `input[0].content[0].type`), as of 2026-08: https://github.com/MervinPraison/PraisonAI/issues/3934.
+_PART_TYPES = ("input_text", "input_image", "input_audio", "output_text", "refusal", "input_file",
+               "computer_screenshot", "summary_text", "encrypted_content")  # fmt: skip
+# An assistant message holds only what a model writes. Anything else in the list above is refused
+# with param `input[1].content[0]` (the part, not its `type`): "Invalid value: 'input_text'.
+# Supported values are: 'output_text' and 'refusal'." Verified for input_text
+# (https://dev.to/flarecanary/openai-responses-api-started-rejecting-inputtext-with-no-warning-heres-the-fix-and-why-it-keeps-2l49,
+# https://github.com/jamesrochabrun/SwiftOpenAI/issues/136) and input_image
+# (https://community.openai.com/t/how-to-chat-with-an-ai-generated-image-via-responses-api/1365014).
+# Whether a user, system or developer message may hold output_text or refusal could not be verified
+# either way, so those roles keep every type in the list.
+_ASSISTANT_PARTS = ("output_text", "refusal")
+# A function_call_output's `output` parts, as the SDK's own request types declare them.
+_OUTPUT_PARTS = ("input_text", "input_image", "input_file")
+# The prefix the real API demands of an input item's `id`, by item type: code `invalid_id_prefix`,
+# "Invalid 'input[274].id': 'item_c270…'. Expected an ID that begins with 'fc'."
+# (https://github.com/BigPizzaV3/CodexPlusPlus/issues/1796; a call_id in `id`:
+# https://github.com/nodetool-ai/nodetool/pull/4252), 'msg' for a message
+# (https://github.com/openai/codex/issues/33176) and 'rs' for a reasoning item
+# (https://github.com/jlcodes99/cockpit-tools/issues/2090). No rule for function_call_output ids
+# could be found, so any id is accepted there.
+_ID_PREFIXES = {"function_call": "fc", "message": "msg", "reasoning": "rs"}
 
 
 def _reject_unknown(obj: dict, where: str, *path: str) -> None:
@@ -75,20 +114,25 @@ def _reject_unknown(obj: dict, where: str, *path: str) -> None:
         raise BadRequest(f"Unknown parameter: '{where}.{key}'.", f"{where}.{key}", "unknown_parameter")
 
 
-def _parts_text(parts: list, where: str, allowed: tuple[str, ...], owner: tuple[str, str]) -> str:
+def _parts_text(parts: list, where: str, known: tuple[str, ...], owner: tuple[str, str],
+                allowed: tuple[str, ...] | None = None) -> str:
     """Join the text of content parts (input_text/output_text), checking each part's shape;
-    `owner` is the item type and field that hold the parts, e.g. ("message", "content").
+    `known` are the part types the field takes at all, `allowed` (default: all of them) those this
+    item may hold; `owner` is the item type and field that hold the parts, e.g. ("message", "content").
 
     Raises:
-        BadRequest: a part is not an object, has an unsupported `type` or an unknown key.
+        BadRequest: a part is not an object, has an unknown `type` (param `…[i].type`), a type
+            this item may not hold (param `…[i]`, as the real API reports it) or an unknown key.
     """
     texts = []
     for i, part in enumerate(parts):
         if not isinstance(part, dict):
             raise _type_error(f"{where}[{i}]", dict, part)
         kind = _get(part, "type", f"{where}[{i}]", str)
-        if kind not in allowed:
-            raise _invalid_value(kind, f"{where}[{i}].type", list(allowed))
+        if kind not in known:
+            raise _invalid_value(kind, f"{where}[{i}].type", list(known))
+        if allowed is not None and kind not in allowed:
+            raise _invalid_value(kind, f"{where}[{i}]", list(allowed))
         _reject_unknown(part, f"{where}[{i}]", *owner, kind)
         if kind in ("input_text", "output_text"):
             texts.append(_get(part, "text", f"{where}[{i}]", str))
@@ -100,8 +144,9 @@ def _parse_input(body: dict) -> list[dict]:
     arguments} or {"kind": "output", call_id, text}. Reasoning items are dropped.
 
     Raises:
-        BadRequest: an item has a missing field, a wrong type, an unknown key or `type`, or the
-            same `id` as an earlier item.
+        BadRequest: an item has a missing field, a wrong type, an unknown key or `type`, a content
+            part its role may not hold, an `id` without its type's prefix, or the same `id` as an
+            earlier item.
     """
     raw = _get(body, "input", "", (str, list))
     if isinstance(raw, str):
@@ -115,6 +160,10 @@ def _parse_input(body: dict) -> list[dict]:
         kind = "message" if kind is None else kind  # a message may leave out its type
         _reject_unknown(item, where, kind)
         item_id = _get(item, "id", where, str, optional=True)
+        prefix = _ID_PREFIXES.get(kind)
+        if item_id is not None and prefix is not None and not item_id.startswith(prefix):
+            raise BadRequest(f"Invalid '{where}.id': '{item_id}'. Expected an ID that begins with '{prefix}'.",
+                             f"{where}.id", "invalid_id_prefix")
         if item_id is not None:
             if item_id in ids:  # e.g. the same call item sent twice
                 raise BadRequest(f"Duplicate item found with id {item_id}. Remove duplicate items from your "
@@ -125,9 +174,9 @@ def _parse_input(body: dict) -> list[dict]:
             if role not in ("user", "system", "developer", "assistant"):
                 raise _invalid_value(role, f"{where}.role", ["user", "system", "developer", "assistant"])
             content = _get(item, "content", where, (str, list))
-            parts = ("input_text", "output_text", "refusal", "input_image", "input_file")
             if isinstance(content, list):
-                content = _parts_text(content, f"{where}.content", parts, (kind, "content"))
+                allowed = _ASSISTANT_PARTS if role == "assistant" else None
+                content = _parts_text(content, f"{where}.content", _PART_TYPES, (kind, "content"), allowed)
             items.append({"kind": "message", "role": role, "text": content})
         elif kind == "function_call":
             call = {key: _get(item, key, where, str) for key in ("call_id", "name", "arguments")}
@@ -135,7 +184,7 @@ def _parse_input(body: dict) -> list[dict]:
         elif kind == "function_call_output":
             output = _get(item, "output", where, (str, list))
             if isinstance(output, list):
-                output = _parts_text(output, f"{where}.output", ("input_text",), (kind, "output"))
+                output = _parts_text(output, f"{where}.output", _OUTPUT_PARTS, (kind, "output"))
             items.append({"kind": "output", "call_id": _get(item, "call_id", where, str), "text": output})
         elif kind != "reasoning":  # reasoning items carry nothing this model uses
             supported = ["message", "function_call", "function_call_output", "reasoning"]
@@ -180,12 +229,50 @@ def _schema_problem(schema_json: str) -> str | None:
     return None
 
 
+def _missing_properties(schema: Any, context: tuple = (), *, nested: bool) -> tuple | None:
+    """The context of the first object schema without `properties`: the root only, or (`nested`)
+    also every object below it, through properties, items, anyOf/oneOf and $defs; None if none.
+
+    The real API refuses a function tool whose parameters are `{"type": "object"}` without
+    `properties`, strict or not: "Invalid schema for function 'GetCurrentTime': In context=(),
+    object schema missing properties." (param `tools[7].parameters`, code `invalid_function_parameters`:
+    https://github.com/mark3labs/mcp-go/issues/680, Responses; https://github.com/evalstate/fast-agent/issues/143,
+    Chat Completions, no strict). Hosts add `"properties": {}` at the root only, and that is enough
+    (https://github.com/caozhiyuan/copilot-api/pull/131); a nested property-less object passed without
+    strict mode (https://github.com/prism-php/prism/pull/746). In strict mode every object needs
+    `properties`, nested ones too (measured by https://github.com/google/adk-go/pull/1614); the
+    context is written as the real API writes a nested one, a tuple of keys:
+    `In context=('properties', 'permissions'), …` (https://github.com/lastmile-ai/openai-agents-mcp/issues/2).
+    """
+    if not isinstance(schema, dict):
+        return None
+    if schema.get("type") == "object" and "properties" not in schema:
+        return context
+    if not nested:
+        return None
+    for key in ("properties", "$defs"):
+        children = schema.get(key)
+        for name, sub in children.items() if isinstance(children, dict) else ():
+            found = _missing_properties(sub, (*context, key, name), nested=True)
+            if found is not None:
+                return found
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        for i, sub in enumerate(branches if isinstance(branches, list) else ()):
+            found = _missing_properties(sub, (*context, key, i), nested=True)
+            if found is not None:
+                return found
+    return _missing_properties(schema.get("items"), (*context, "items"), nested=True)
+
+
 def _parse_tools(body: dict) -> list[dict]:
     """Return the declared function tools (other tool types are accepted and ignored).
 
     Raises:
         BadRequest: `tools` is not a list, or a function tool lacks a name or has bad parameters:
-            not a JSON Schema (strict or not), or, for a strict tool, against strict mode's rules.
+            not a JSON Schema (strict or not), an object root without `properties` (strict or
+            not), or, for a strict tool, against strict mode's rules (every object with
+            `properties`, nested ones too).
     """
     tools = _get(body, "tools", "", list, optional=True) or []
     functions = []
@@ -196,11 +283,16 @@ def _parse_tools(body: dict) -> list[dict]:
         if _get(tool, "type", where, str) == "function":
             name = _get(tool, "name", where, str)
             parameters = _get(tool, "parameters", where, dict, optional=True)
-            # Like the real API: parameters that are no JSON Schema are refused for every function
-            # tool, and a strict tool's schema must also keep strict mode's rules.
+            # Like the real API: parameters that are no JSON Schema, or an object root without
+            # `properties`, are refused for every function tool; a strict tool's schema must also keep
+            # strict mode's rules (checked first: `{"type": "object"}` in strict mode is refused for its
+            # missing additionalProperties, https://github.com/xemantic/xemantic-ai-tool-schema/issues/37).
+            strict = tool.get("strict") is True
             problem = _schema_problem(json.dumps(parameters, sort_keys=True)) if parameters is not None else None
-            if problem is None and tool.get("strict") is True:
+            if problem is None and strict:
                 problem = next(iter(strict_schema_problems(parameters or {})), None)
+            if problem is None and (context := _missing_properties(parameters, nested=strict)) is not None:
+                problem = f"In context={context!r}, object schema missing properties."
             if problem is not None:
                 raise BadRequest(f"Invalid schema for function '{name}': {problem}",
                                  f"{where}.parameters", "invalid_function_parameters")

@@ -68,7 +68,7 @@ def test_the_original_tool_name_is_refused_by_the_api(capsys):
 def test_a_bare_tool_name_is_not_a_mode(capsys):
     assert check_tool_choices({"use_backup": "backup__read_text_file", "no_tools": "none"}) is False
     out = capsys.readouterr().out
-    assert "Invalid value: 'backup__read_text_file'. Supported values are: 'auto', 'none', 'required'." in out
+    assert "Invalid value: 'backup__read_text_file'. Supported values are: 'auto', 'none', and 'required'." in out
 
 
 def test_auto_does_not_turn_tools_off(capsys):
