@@ -48,12 +48,19 @@ def test_strict_schema_requires_every_property_and_makes_optional_ones_nullable(
 def test_strict_schema_problems_names_what_a_blind_copy_lacks():
     problems = strict_schema_problems({"type": "object", "properties": {"path": {"type": "string"}, "head": {"type": "number"}}, "required": ["path"]})
     assert problems == [
-        "In context=(root), 'required' must list every key in properties; missing 'head'.",
-        "In context=(root), 'additionalProperties' must be false.",
+        "In context=(), 'required' is required to be supplied and to be an array including every key in "
+        "properties. Missing 'head'.",
+        "In context=(), 'additionalProperties' is required to be supplied and to be false.",
     ]
 
 
 def test_strict_schema_recurses_into_nested_objects():
     nested = {"type": "object", "properties": {"opts": {"type": "object", "properties": {"x": {"type": "string"}}}}}
-    assert strict_schema_problems(nested)  # not strict as given
+    assert strict_schema_problems(nested)[2:] == [  # not strict as given; the nested object is named as the API names it
+        "In context=('properties', 'opts'), 'required' is required to be supplied and to be an array including "
+        "every key in properties. Missing 'x'.",
+        "In context=('properties', 'opts'), 'additionalProperties' is required to be supplied and to be false.",
+    ]
+    assert strict_schema_problems({"anyOf": [{"type": "object", "properties": {}}]}) == [
+        "In context=('anyOf', '0'), 'additionalProperties' is required to be supplied and to be false."]
     assert strict_schema_problems(strict_schema(nested)) == []

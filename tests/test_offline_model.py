@@ -422,4 +422,4 @@ def test_a_strict_tool_with_a_blindly_copied_schema_is_refused_like_the_real_api
     with pytest.raises(BadRequest) as info:
         respond({"model": "gpt-4.1", "input": "Show notes.txt", "tools": [tool]})
     assert info.value.message.startswith("Invalid schema for function 'fs__read_text_file': ")
-    assert "missing 'head'" in info.value.message
+    assert "Missing 'head'" in info.value.message

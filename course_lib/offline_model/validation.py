@@ -259,7 +259,7 @@ def _missing_properties(schema: Any, context: tuple = (), *, nested: bool) -> tu
     for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         for i, sub in enumerate(branches if isinstance(branches, list) else ()):
-            found = _missing_properties(sub, (*context, key, i), nested=True)
+            found = _missing_properties(sub, (*context, key, str(i)), nested=True)  # the API writes '0'
             if found is not None:
                 return found
     return _missing_properties(schema.get("items"), (*context, "items"), nested=True)

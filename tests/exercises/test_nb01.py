@@ -16,7 +16,8 @@ def _strict(**properties):
 def test_the_mcp_schema_copied_blindly_is_not_strict(capsys):
     assert check_strict_search_notes(copy.deepcopy(SEARCH_NOTES.input_schema)) is False
     assert capsys.readouterr().out.startswith(
-        "✗ Not strict yet: In context=(root), 'required' must list every key in properties; missing 'limit'."
+        "✗ Not strict yet: In context=(), 'required' is required to be supplied and to be an array including "
+        "every key in properties. Missing 'limit'."
     )
 
 
