@@ -58,7 +58,8 @@ TOOL_DESCRIPTION = (
     "nothing outside {root} can be read, not even through a symbolic link. "
     "Optional head: N returns only the first N lines; optional tail: N returns only the last N "
     "lines (N is an integer of at least 1). Give at most one of head and tail: both at once is "
-    "refused. Read-only: it never changes a file."
+    "refused. A file over 1 MiB is not read whole: ask for its head or tail. Read-only: it never "
+    "changes a file."
 )
 """Formatted with the workspace's logical root by build_server."""
 

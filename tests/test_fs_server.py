@@ -16,7 +16,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from course_lib.arguments import BOTH_HEAD_AND_TAIL, ReadTextFileArgs, input_schema
-from course_lib.fs_server import OUTPUT_SCHEMA, ToolFailure, Workspace, build_server
+from course_lib.fs_server import MAX_WHOLE_FILE_BYTES, OUTPUT_SCHEMA, ToolFailure, Workspace, build_server
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "workspace"
@@ -79,6 +79,8 @@ async def test_lists_one_read_only_tool(workspace, mode):
     assert tool.annotations.read_only_hint is True
     for phrase in ("/workspace", "head", "tail", "first N lines", "last N lines", "both at once is refused"):
         assert phrase in tool.description
+    # The cap on whole reads is in the rule the model reads, and it is the cap the server applies.
+    assert f"A file over {MAX_WHOLE_FILE_BYTES // 2**20} MiB is not read whole" in tool.description
     jsonschema.Draft202012Validator.check_schema(tool.output_schema)
 
 
