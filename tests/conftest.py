@@ -1,8 +1,12 @@
-"""Shared fixtures: the anyio backend, and the pinned Node programs."""
+"""Shared fixtures: the anyio backend, the pinned Node programs, and an offline-model client."""
 
 import os
 
+import httpx
+import openai
 import pytest
+
+from course_lib.offline_model import offline_transport
 
 
 @pytest.fixture
@@ -25,3 +29,13 @@ def node_tools():
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI needs Node.js and the pinned npm packages: {missing}")
         pytest.skip(f"{missing} (then `make node-tools`)")
+
+
+@pytest.fixture
+def client():
+    """The offline model behind a real openai client: strict response validation, no retries, no
+    network, and independent of OPENAI_API_KEY (the tests of the offline model use this)."""
+    with openai.OpenAI(api_key="offline", base_url="http://offline-model.invalid/v1", max_retries=0,
+                       http_client=httpx.Client(transport=offline_transport()),
+                       _strict_response_validation=True) as client:  # fmt: skip
+        yield client

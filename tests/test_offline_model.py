@@ -16,7 +16,7 @@ import openai
 import pytest
 from openai.types.responses import ResponseFunctionToolCall
 
-from course_lib.offline_model import BadRequest, handle, offline_transport, respond
+from course_lib.offline_model import BadRequest, handle, respond
 
 MODEL = "gpt-4.1"
 NOTES = "alpha\nbeta\ngamma"
@@ -35,18 +35,6 @@ def reader_tool(name: str = "fs__read_text_file", *, strict: bool = False) -> di
     if strict:
         tool["parameters"]["additionalProperties"] = False
     return {**tool, "description": "Read a text file as text."}
-
-
-@pytest.fixture
-def client():
-    with openai.OpenAI(
-        api_key="offline",
-        base_url="http://offline-model.invalid/v1",
-        http_client=httpx.Client(transport=offline_transport()),
-        _strict_response_validation=True,
-        max_retries=0,
-    ) as client:
-        yield client
 
 
 def ask(client: openai.OpenAI, text: str, tools: list | None = None, **options: Any):

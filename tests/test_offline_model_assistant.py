@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
 import openai
 import pytest
 
-from course_lib.offline_model import CHAT_REPLY, EVIDENCE_MISSING, key_terms, offline_transport, respond
+from course_lib.offline_model import CHAT_REPLY, EVIDENCE_MISSING, key_terms, respond
 
 MODEL = "gpt-4.1"
 STRICT_SEARCH = {
@@ -27,14 +26,6 @@ SAVE = {"type": "function", "name": "notes__save_learning_gap", "description": "
 TOOLS = [STRICT_SEARCH, READ, SAVE]
 RETRIES = "# Retries\nRetry only failures that can recover on their own.\n\nWait with exponential backoff and jitter.\n\nUpdated: 2026-09-25\n"
 STUB = "# Workflow vs Agent\nHow a workflow differs from an agent.\n\nTODO: write this note.\n\nUpdated: 2026-10-02\n"
-
-
-@pytest.fixture
-def client():
-    with openai.OpenAI(api_key="offline", base_url="http://offline-model.invalid/v1", max_retries=0,
-                       http_client=httpx.Client(transport=offline_transport()),
-                       _strict_response_validation=True) as client:  # fmt: skip
-        yield client
 
 
 def ok(data: Any) -> str:

@@ -11,24 +11,15 @@ import subprocess
 import sys
 from typing import Any
 
-import httpx
 import openai
 import pytest
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
 
-from course_lib.offline_model import BadRequest, offline_transport, respond
+from course_lib.offline_model import BadRequest, respond
 
 MODEL = "gpt-4.1"
 READER = {"type": "function", "name": "fs__read_text_file", "description": "Read a text file as text.",
           "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}  # fmt: skip
-
-
-@pytest.fixture
-def client():
-    with openai.OpenAI(api_key="offline", base_url="http://offline-model.invalid/v1", max_retries=0,
-                       http_client=httpx.Client(transport=offline_transport()),
-                       _strict_response_validation=True) as client:  # fmt: skip
-        yield client
 
 
 def refused(client: openai.OpenAI, **body: Any) -> dict:
