@@ -1,13 +1,6 @@
 """The notebook 07 checks name the specific thing a wrong answer gets wrong."""
 
-import pytest
-
 from course_lib.exercises import nb07
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 def run(check, answer, capsys):

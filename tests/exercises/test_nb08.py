@@ -1,13 +1,6 @@
 """Notebook 08's checks: each wrong answer gets a message that names the panel and the real values."""
 
-import pytest
-
 from course_lib.exercises import nb08
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 def _says(check, answer, capsys) -> str:

@@ -2,14 +2,7 @@
 
 import re
 
-import pytest
-
 from course_lib.exercises.nb09 import check_citation_correct, check_tool_selection_accuracy
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 # ---- citation_correct -------------------------------------------------------------------------------

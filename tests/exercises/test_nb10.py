@@ -5,16 +5,10 @@ import json
 import uuid
 
 import anyio
-import pytest
 
 from course_lib.approval import IdempotencyConflict
 from course_lib.drills import SOLUTION
 from course_lib.exercises import nb10
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 def run(check, answer, capsys):
