@@ -82,17 +82,39 @@ class _Lines:
         return line.decode("utf-8", "replace")
 
 
-class _Writer:
-    """`await write(text)` / `await flush()` on the protocol's stdout."""
+class _Writer(asyncio.Protocol):
+    """`await write(text)` / `await flush()` on the protocol's stdout; `flush` returns once every
+    byte is in the pipe (the transport's write-buffer limits are 0, so any backlog pauses us)."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
+    def __init__(self) -> None:
+        self._transport: asyncio.WriteTransport | None = None
+        self._drained = asyncio.Event()
+        self._drained.set()
+        self._lost: Exception | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]
+        self._transport.set_write_buffer_limits(high=0)
+
+    def pause_writing(self) -> None:
+        self._drained.clear()
+
+    def resume_writing(self) -> None:
+        self._drained.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = exc or BrokenPipeError("stdout closed")
+        self._drained.set()
 
     async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
+        if self._lost is not None:
+            raise self._lost
+        self._transport.write(text.encode("utf-8"))
 
     async def flush(self) -> None:
-        await self._writer.drain()  # write-buffer limits are 0: returns once every byte is in the pipe
+        await self._drained.wait()
+        if self._lost is not None:
+            raise self._lost
 
 
 @asynccontextmanager
@@ -111,10 +133,9 @@ async def _pipe_streams() -> AsyncIterator[tuple[Any, Any]]:
         reader = asyncio.StreamReader(limit=_LINE_LIMIT)
         read_transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0, closefd=False))
-        write_transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0, closefd=False))
-        write_transport.set_write_buffer_limits(high=0)
-        yield _Lines(reader), _Writer(asyncio.StreamWriter(write_transport, protocol, None, loop))
+        write_transport, writer = await loop.connect_write_pipe(
+            _Writer, os.fdopen(wire_out, "wb", buffering=0, closefd=False))
+        yield _Lines(reader), writer
     finally:
         for transport in (read_transport, write_transport):
             if transport is not None:
