@@ -326,7 +326,9 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-def _error_result(code: str, message: str) -> types.CallToolResult:
+def error_result(code: str, message: str) -> types.CallToolResult:
+    """A tool failure as the course's servers return it: `isError`, the text "CODE: message", and
+    the same in `structuredContent.error` for a client that reads structure."""
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=f"{code}: {message}")],
         structured_content={"error": {"code": code, "message": message}},
@@ -359,10 +361,10 @@ def build_server(workspace: Workspace, name: str = "files") -> Server:
             # page cache, while the thread hop cost twice a typical read (benchmarks/README.md).
             shown, text = workspace.read(args)
         except (ArgumentsError, ToolFailure) as failure:
-            return _error_result(failure.code, failure.message)
+            return error_result(failure.code, failure.message)
         except Exception:
             logger.exception("read_text_file failed unexpectedly")  # detail to stderr, not the client
-            return _error_result("UPSTREAM_ERROR", "the file could not be read (internal error)")
+            return error_result("UPSTREAM_ERROR", "the file could not be read (internal error)")
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
             structured_content={"path": shown, "text": text, "lines": count_lines(text)},

@@ -51,7 +51,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from course_lib.arguments import ArgumentsError, ReadTextFileArgs, validate_arguments
-from course_lib.fs_server import ToolFailure, Workspace
+from course_lib.fs_server import ToolFailure, Workspace, error_result
 from course_lib.stdio import serve_stdio
 from course_lib.words import tokens
 
@@ -396,14 +396,6 @@ SPECS: dict[str, _Spec] = {
 """The three tools: rule, result shape, description and hints, by name."""
 
 
-def _error_result(code: str, message: str) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=f"{code}: {message}")],
-        structured_content={"error": {"code": code, "message": message}},
-        is_error=True,
-    )
-
-
 def notes_server(kb: KnowledgeBase, name: str = "notes") -> Server:
     """A low-level MCP server exposing the three tools over `kb`."""
     tools = [
@@ -424,10 +416,10 @@ def notes_server(kb: KnowledgeBase, name: str = "notes") -> Server:
             args = validate_arguments(spec.args, params.arguments if params.arguments is not None else {})
             result = await anyio.to_thread.run_sync(run[params.name], args)
         except (ArgumentsError, ToolFailure) as failure:
-            return _error_result(failure.code, failure.message)
+            return error_result(failure.code, failure.message)
         except Exception:
             logger.exception("%s failed unexpectedly", params.name)  # detail to stderr, not to the client
-            return _error_result("UPSTREAM_ERROR", f"{params.name} failed (internal error)")
+            return error_result("UPSTREAM_ERROR", f"{params.name} failed (internal error)")
         data = result.model_dump(mode="json")
         # The same JSON as text, for clients that do not read structuredContent.
         text = json.dumps(data, ensure_ascii=False)

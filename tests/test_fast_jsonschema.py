@@ -3,13 +3,18 @@ grammars, and still checks IRIs exactly as without the stand-in."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
-pytest.importorskip("rfc3987_syntax", reason="the stand-in only matters where rfc3987_syntax is installed")
+if importlib.util.find_spec("rfc3987_syntax") is None:  # the stand-in then does nothing
+    if os.environ.get("CI") == "true":
+        raise RuntimeError("CI must test the stand-in: rfc3987_syntax (via jupyter-events) is not installed")
+    pytest.skip("rfc3987_syntax is not installed: the stand-in has nothing to defer", allow_module_level=True)
 
 CHECKS = """
 import json, sys
