@@ -102,15 +102,10 @@ def _open(file: Path | None, schema: str) -> sqlite3.Connection:
     except sqlite3.Error as error:
         raise StoreError(f"{file}: cannot be opened as a store ({error})") from None
     try:
-        _check_contents(connection, file)
+        _check_contents(connection, file)  # reads only: nothing is written before the checks pass
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = FULL")  # each commit reaches the disk before it returns
         connection.execute("BEGIN IMMEDIATE")  # two processes creating the store take turns
-        (identity,) = connection.execute("PRAGMA application_id").fetchone()
-        tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        if identity != APPLICATION_ID and tables:
-            connection.rollback()
-            raise StoreError(f"{file}: a SQLite database of another program, not a course store; left untouched")
         connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         for statement in _statements(schema):
             connection.execute(statement)
@@ -144,6 +139,10 @@ def _check_contents(connection: sqlite3.Connection, file: Path) -> None:
     if problems != ["ok"]:
         raise StoreError(f"{file}: damaged ({'; '.join(problems)[:200]}); left untouched — "
                          "move it aside to start an empty store")  # fmt: skip
+    (identity,) = connection.execute("PRAGMA application_id").fetchone()
+    (tables,) = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    if identity != APPLICATION_ID and tables:
+        raise StoreError(f"{file}: a SQLite database of another program, not a course store; left untouched")
 
 
 def _statements(schema: str) -> list[str]:
