@@ -243,7 +243,7 @@ class NotesIndex:
                 try:
                     # resolve refuses a link that leads outside; read_note_text a hard link
                     note = parse_note(logical, read_note_text(self.workspace, self.workspace.resolve(logical)))
-                except ToolFailure:
+                except (ToolFailure, OSError):
                     continue
                 notes.append(note)
                 counts.append(Counter(tokens(f"{note.title}\n{note.title}\n{note.text}")))
