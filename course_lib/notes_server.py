@@ -50,7 +50,7 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from course_lib.arguments import ArgumentsError, ReadTextFileArgs, validate_arguments
+from course_lib.arguments import ArgumentsError, JsonIntOrNone, ReadTextFileArgs, validate_arguments
 from course_lib.fs_server import ToolFailure, Workspace, error_result
 from course_lib.stdio import serve_stdio
 from course_lib.words import tokens
@@ -88,7 +88,8 @@ class SearchNotesArgs(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
     query: str = Field(description="The technical question or keywords to search for")
-    limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT,
+    # JsonIntOrNone: 20.0 is an integer to JSON Schema, so the check accepts it as the rule does.
+    limit: JsonIntOrNone = Field(default=None, ge=1, le=MAX_LIMIT,
                               description=f"At most this many results, 1 to {MAX_LIMIT}; null means {DEFAULT_LIMIT}")  # fmt: skip
 
     @field_validator("query")
