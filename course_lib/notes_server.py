@@ -51,7 +51,7 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from course_lib.arguments import ArgumentsError, quote, validate_arguments
+from course_lib.arguments import ArgumentsError, JsonIntOrNone, quote, validate_arguments
 from course_lib.fs_server import MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace, error_result
 from course_lib.nofollow import read_inside, refusal
 from course_lib.records import Database, StoreError
@@ -91,7 +91,8 @@ class SearchNotesArgs(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
     query: str = Field(description="The technical question or keywords to search for")
-    limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT,
+    # JsonIntOrNone: 20.0 is an integer to JSON Schema, so the check accepts it as the rule does.
+    limit: JsonIntOrNone = Field(default=None, ge=1, le=MAX_LIMIT,
                               description=f"At most this many results, 1 to {MAX_LIMIT}; null means {DEFAULT_LIMIT}")  # fmt: skip
 
     @field_validator("query")
