@@ -339,9 +339,9 @@ class GapStore:
         with self.database.transaction() as db:
             # The UNIQUE key decides, in one statement: a new row, or none and the stored one.
             created = db.execute("INSERT INTO gaps (idempotency_key, topic, evidence, suggestion) VALUES (?, ?, ?, ?) "
-                                 "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id", (key, *fields)).fetchone()  # fmt: skip
-            if created is not None:
-                return SavedGap(record_id=_record_id(created[0]), replayed=False)
+                                 "ON CONFLICT (idempotency_key) DO NOTHING", (key, *fields))  # fmt: skip
+            if created.rowcount == 1:
+                return SavedGap(record_id=_record_id(created.lastrowid), replayed=False)
             number, *stored = db.execute("SELECT id, topic, evidence, suggestion FROM gaps WHERE idempotency_key = ?",
                                          (key,)).fetchone()  # fmt: skip
         if tuple(stored) != fields:
