@@ -317,11 +317,15 @@ class NotesStore:
             raise ToolError("INVALID_INPUT", f"{shown}: not a UTF-8 text file", retryable=False) from None
         return _Note("/".join(parts), shown, parts, text, _digest(data), info)
 
+    def _last(self, db: sqlite3.Connection, note: _Note) -> tuple[int, str] | None:
+        """The last (version, sha256) recorded for the note, if any store has seen it."""
+        return db.execute("SELECT version, sha256 FROM versions WHERE note = ? ORDER BY version DESC LIMIT 1",
+                          (note.key,)).fetchone()  # fmt: skip
+
     def _version(self, db: sqlite3.Connection, note: _Note) -> int:
         """The note's version: the last one recorded if the text on disk is still that one, else a
         new version (a change made elsewhere, or the first time any store sees it)."""
-        last = db.execute("SELECT version, sha256 FROM versions WHERE note = ? ORDER BY version DESC LIMIT 1",
-                          (note.key,)).fetchone()  # fmt: skip
+        last = self._last(db, note)
         if last is not None and last[1] == note.digest:
             return last[0]
         version = 1 if last is None else last[0] + 1
@@ -380,11 +384,17 @@ class NotesStore:
 
     def _write(self, db: sqlite3.Connection, path: str, content: str, expected_version: int) -> dict[str, Any]:
         note = self._load(path)
+        data = content.encode("utf-8")
+        last = self._last(db, note)
+        if last is not None and last[0] == expected_version and note.digest == _digest(data) != last[1]:
+            # The note already holds exactly this text, unrecorded: a write of it renamed into place
+            # by a process that died before its commit. Record it; writing it again changes nothing.
+            db.execute("INSERT INTO versions VALUES (?, ?, ?, 'written')", (note.key, expected_version + 1, note.digest))
+            return {"path": note.shown, "version": expected_version + 1}
         version = self._version(db, note)
         if version != expected_version:
             raise ToolError("CONFLICT", f"{note.shown} is at version {version}, not {expected_version}: nothing was "
                             "written; read it again, then decide", retryable=False)  # fmt: skip
-        data = content.encode("utf-8")
         try:
             _swap_in(self.workspace.root, note, data)
         except OSError as error:

@@ -361,3 +361,23 @@ def test_a_link_inside_the_root_is_refused_too_the_write_goes_to_the_exact_path_
         assert refused.value.code == "FORBIDDEN"
     assert (root / "todo.md").read_text() == before
     assert store.write("/workspace/docs/../todo.md", "by its own name\n", 1)["path"] == TODO  # '..' is fine
+
+
+def test_a_write_that_died_between_its_rename_and_its_commit_is_completed_by_its_retry(store, root, monkeypatch):
+    import course_lib.notes_store as notes_store
+
+    swap_in = notes_store._swap_in
+
+    def dies_after_the_rename(*args):
+        swap_in(*args)
+        raise KeyboardInterrupt  # the process goes before the transaction commits
+
+    monkeypatch.setattr(notes_store, "_swap_in", dies_after_the_rename)
+    with pytest.raises(KeyboardInterrupt):
+        anyio.run(lambda: store.apply(TODO, "approved\n", 1, key="act_1"))
+    assert (root / "todo.md").read_text() == "approved\n" and store.writes == 0  # renamed, not recorded
+    monkeypatch.undo()
+    again = NotesStore(root)  # the restart; the host retries the same approved action
+    assert anyio.run(lambda: again.apply(TODO, "approved\n", 1, key="act_1")) == ({"path": TODO, "version": 2}, False)
+    assert again.writes == 1 and again.read(TODO) == ("approved\n", 2)
+    assert anyio.run(lambda: again.apply(TODO, "approved\n", 1, key="act_1"))[1] is True  # and once only
