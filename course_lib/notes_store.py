@@ -166,9 +166,9 @@ class AuditLog:
             self._records.append(entry)
             return entry
         with self.database.transaction() as db:
-            db.execute("INSERT INTO audit (at, who, tool, arguments, result, action_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (entry.when, who, tool, json.dumps(arguments, ensure_ascii=False, default=repr), result,
-                        action_id, detail))  # fmt: skip
+            db.execute("INSERT INTO audit (at, who, tool, arguments, result, action_id, detail) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (entry.when, who, tool, _json(arguments), result, action_id,
+                                                       detail))  # fmt: skip
         return entry
 
     def record_execution(self, execution: Execution, session: Session) -> AuditRecord:
@@ -203,6 +203,11 @@ class AuditLog:
     def show(self) -> None:
         """Print `table()`."""
         print(self.table())
+
+
+def _json(arguments: Any) -> str:
+    # Raw arguments text that did not parse is stored as a JSON string; anything else odd by repr.
+    return json.dumps(arguments, ensure_ascii=False, default=repr)
 
 
 # ---- the store ----------------------------------------------------------------------------------
@@ -389,8 +394,9 @@ class NotesStore:
         if last is not None and last[0] == expected_version and note.digest == _digest(data) != last[1]:
             # The note already holds exactly this text, unrecorded: a write of it renamed into place
             # by a process that died before its commit. Record it; writing it again changes nothing.
-            db.execute("INSERT INTO versions VALUES (?, ?, ?, 'written')", (note.key, expected_version + 1, note.digest))
-            return {"path": note.shown, "version": expected_version + 1}
+            version = expected_version + 1
+            db.execute("INSERT INTO versions VALUES (?, ?, ?, 'written')", (note.key, version, note.digest))
+            return {"path": note.shown, "version": version}
         version = self._version(db, note)
         if version != expected_version:
             raise ToolError("CONFLICT", f"{note.shown} is at version {version}, not {expected_version}: nothing was "
@@ -454,8 +460,8 @@ def _swap_in(root: Path, note: _Note, data: bytes) -> None:
                 file.write(data)
                 os.fchmod(file.fileno(), stat.S_IMODE(note.info.st_mode))
                 os.fsync(file.fileno())  # the text is on disk before its name is
-            now = os.stat(name, dir_fd=folder, follow_symlinks=False)
-            if (now.st_ino, now.st_size, now.st_mtime_ns) != (note.info.st_ino, note.info.st_size, note.info.st_mtime_ns):
+            now, then = os.stat(name, dir_fd=folder, follow_symlinks=False), note.info
+            if (now.st_ino, now.st_size, now.st_mtime_ns) != (then.st_ino, then.st_size, then.st_mtime_ns):
                 raise ToolError("CONFLICT", f"{note.shown} changed while it was being written: nothing was "
                                 "written; read it again, then decide", retryable=False)  # fmt: skip
             os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
