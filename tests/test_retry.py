@@ -1,15 +1,18 @@
 import json
 import random
+import time
 
 import anyio
+import mcp_types
 import pytest
+from mcp.server import Server
 from openai.types.responses import Response
 from pydantic import BaseModel, ConfigDict
 
 from course_lib.arguments import ReadTextFileArgs
 from course_lib.execution import Execution, Executor, Session, Tool, ToolError
 from course_lib.guarded_loop import run_guarded_loop
-from course_lib.host import files_host
+from course_lib.host import McpHost, files_host
 from course_lib.retry import RetryPolicy, execute_with_retries, repeated_call_key
 
 
@@ -136,3 +139,39 @@ def test_the_same_refused_call_twice_is_stopped_even_with_other_arguments_writte
     result = run_guarded_loop(client, host, executor, Session("alice"), "read it", max_tool_failures=2)
     assert [e.error_code for e in result.executions] == ["FORBIDDEN", "FORBIDDEN"]
     assert (result.status, result.reason, client.count) == ("incomplete", "tool_budget", 2)
+
+
+# ---- a timeout is certain only in-process: a remote tool is only asked to stop ---------------------------
+
+
+def _gap_server(records: list, *, cancellable: bool):
+    tool = mcp_types.Tool(name="save_gap", description="Save a learning gap (changes data)",
+                          input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})  # fmt: skip
+
+    async def on_list_tools(ctx, params):
+        return mcp_types.ListToolsResult(tools=[tool])
+
+    async def on_call_tool(ctx, params):
+        with anyio.CancelScope(shield=not cancellable):  # shielded: work that cannot be stopped once started
+            await anyio.sleep(0.3)
+            records.append(params.arguments["path"])
+        return mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="saved")])
+
+    return Server("gaps", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+
+
+@pytest.mark.parametrize(("cancellable", "written"), [(True, []), (False, ["a"])])
+def test_a_timed_out_remote_write_is_only_asked_to_stop(cancellable, written):
+    records: list = []
+    with McpHost() as host:
+        host.add_server("gaps", _gap_server(records, cancellable=cancellable))
+        executor = Executor([host.executor_tool("gaps__save_gap", Args, side_effect=True, timeout=0.1)])
+        executor.approvals.approve(executor.approvals.request("gaps__save_gap", {"path": "a"}, "alice").action_id)
+        execution = host.run(executor.execute, "c1", "gaps__save_gap", '{"path": "a"}', Session("alice"))
+        time.sleep(0.5)  # longer than the write needs
+        messages = [m.json for m in host.connections["gaps"].messages]
+    assert execution.error_code == "TIMEOUT"
+    [call] = [m for m in messages if m.get("method") == "tools/call"]
+    assert {"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": call["id"], "reason": "caller cancelled"}} in messages  # fmt: skip
+    assert records == written  # the same TIMEOUT and notification: the server decides whether it stopped
