@@ -171,3 +171,9 @@ def test_every_incomplete_body_validates_against_the_sdk_types():
     answer = respond({"model": MODEL, "previous_response_id": body["id"], "max_output_tokens": 16,
                       "input": [{"type": "function_call_output", "call_id": call["call_id"], "output": TEXT}]})
     assert Response.model_validate(answer).incomplete_details.reason == "max_output_tokens"
+
+
+def test_a_bad_item_after_previous_response_id_is_named_by_its_own_index(client):
+    response_1, call = first_call(client)
+    body = refused(client, previous_response_id=response_1.id, input=[{**output_item(call), "status_": "done"}])
+    assert body["param"] == "input[0].status_" and body["code"] == "unknown_parameter"

@@ -1,4 +1,5 @@
-"""`respond`: one `POST /v1/responses` body in, one Response JSON dict out (pure, deterministic).
+"""`respond`: one `POST /v1/responses` body in, one Response JSON dict out (deterministic; the only
+state is the store of earlier responses that `previous_response_id` reads, see `state`).
 
 Validates the body, plans the output, then builds the Response: ids are hashes of the request
 body, `created_at` is fixed and usage is a rough token count, so the same request always gives a
@@ -47,7 +48,8 @@ def _output_item(entry: tuple, seed: str, index: int) -> dict[str, Any]:
 
 
 def respond(body: dict) -> dict:
-    """Answer one `POST /v1/responses` body with a Response JSON dict (pure and deterministic).
+    """Answer one `POST /v1/responses` body with a Response JSON dict (deterministic; a stored response is
+    remembered for `previous_response_id`, see `state`).
 
     Raises:
         BadRequest: the body is malformed, as the real API would reject it.
@@ -65,7 +67,9 @@ def respond(body: dict) -> dict:
         if not isinstance(value, str):
             raise _type_error(f"metadata.{key}", str, value)
     persona = _persona(metadata)
-    items = _parse_input({**body, "input": chained})
+    items = _parse_input(body)  # alone first, so a 400 names this request's own input[i]
+    if chained is not body["input"]:
+        items = _parse_input({**body, "input": chained})
     mode, allowed = _tool_policy(body, _parse_tools(body))
     _check_pairs(items)
     seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
