@@ -3,7 +3,10 @@ import json
 import pytest
 from openai.types.responses import Response, ResponseFunctionToolCall
 
+from course_lib.arguments import ReadTextFileArgs
 from course_lib.course import start_course
+from course_lib.execution import Executor, Session
+from course_lib.guarded_loop import run_guarded_loop
 from course_lib.loop import execute_call, next_tool_choice, response_stop
 from course_lib.paths import workspace_dir
 
@@ -170,3 +173,13 @@ def test_response_stop_reads_status_and_incomplete_details(status, details, stop
             "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "status": status,
             "incomplete_details": details}  # fmt: skip
     assert response_stop(Response.model_validate(body)) == stop
+
+
+def test_the_guarded_loop_also_stops_on_a_response_that_did_not_complete(course):
+    executor = Executor([course.host.executor_tool("fs__read_text_file", ReadTextFileArgs)])
+    result = run_guarded_loop(course.client, course.host, executor, Session("alice"),
+                              "Show the first 20 lines of /workspace/notes.txt", request={"max_output_tokens": 16})
+    # the strict declaration makes the call longer ("tail": null): 16 tokens cut the call itself
+    assert (result.status, result.reason, result.answer, result.steps) == ("incomplete", "max_output_tokens", None, 1)
+    assert result.responses[0].output[0].status == "incomplete"
+    assert result.executions == [] and course.mcp.exchanges("tools/call") == []  # a cut-off call never runs

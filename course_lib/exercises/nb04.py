@@ -269,7 +269,12 @@ def _request_problem(task_item: dict, response: Response, outputs: dict[str, str
         return ("response 1 was stored: continue it with previous_response_id=response.id and send only the new "
                 "items (the function_call_output for each call), instead of the whole context again")
     problem = _first_problem(task_item, response, outputs, fields["input"])
-    return f"with store: false the input must carry the whole story: {problem}" if problem else None
+    if problem:
+        return f"with store: false the input must carry the whole story: {problem}"
+    if fields.get("store") is not False:
+        return ("request 1 was made with store: false (nothing may be kept on the platform), but request 2 "
+                "leaves store at its default, true: it would be stored; pass store=False again")
+    return None
 
 
 REQUEST_2_CASES = (("one call, stored", ONE_CALL, True), ("two calls in one turn, stored", TWO_CALLS, True),

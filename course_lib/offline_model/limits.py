@@ -43,7 +43,7 @@ def _texts(item: dict[str, Any]) -> list[tuple[dict, str]]:
     """The (holder, key) pairs whose text counts as generated output, in order."""
     if item["type"] == "function_call":
         return [(item, "name"), (item, "arguments")]
-    return [(part, "text") for part in item.get("content", [])]
+    return [(part, "text") for part in item.get("content", []) if "text" in part]
 
 
 def apply_limit(response: dict[str, Any], limit: int | None) -> dict[str, Any]:

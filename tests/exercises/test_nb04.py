@@ -217,3 +217,12 @@ def test_setting_model_and_tools_and_a_wrong_return_type_are_named(capsys):
     assert "the check adds model and tools itself (you set model)" in capsys.readouterr().out
     assert check_request_2(lambda task, response, outputs, stored: _results(outputs)) is False
     assert "request_2 must return a dict of request fields" in capsys.readouterr().out
+
+
+def test_forgetting_store_false_on_request_2_is_named(capsys):
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "previous_response_id": response.id, "input": _results(outputs)} if stored
+        else {"input": build_second_input(task, response, outputs)}) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ one call, made with store: false: request 1 was made with store: false")
+    assert "pass store=False again" in out
