@@ -177,3 +177,22 @@ def test_a_bad_item_after_previous_response_id_is_named_by_its_own_index(client)
     response_1, call = first_call(client)
     body = refused(client, previous_response_id=response_1.id, input=[{**output_item(call), "status_": "done"}])
     assert body["param"] == "input[0].status_" and body["code"] == "unknown_parameter"
+
+
+# ---- the SDK's own types, which the notebooks teach from --------------------------------------------------
+
+
+def test_the_sdk_types_allow_what_notebook_04_teaches():
+    from typing import Literal, get_args, get_origin, get_type_hints
+
+    from openai.types.responses.response import IncompleteDetails
+    from openai.types.responses.response_input_item_param import FunctionCallOutput
+
+    text, parts = get_args(get_type_hints(FunctionCallOutput)["output"])
+    assert text is str and get_origin(parts) is list
+    part_types = {get_args(get_type_hints(part)["type"])[0] for part in get_args(get_args(parts)[0])}
+    assert part_types == {"input_text", "input_image", "input_file"}
+    status = get_args(Response.model_fields["status"].annotation)[0]  # Optional[ResponseStatus]
+    assert get_origin(status) is Literal and {"completed", "incomplete"} <= set(get_args(status))
+    reason = get_args(IncompleteDetails.model_fields["reason"].annotation)[0]
+    assert get_origin(reason) is Literal and "max_output_tokens" in get_args(reason)
