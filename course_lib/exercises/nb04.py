@@ -29,6 +29,7 @@ from course_lib.backend import model_name
 from course_lib.course import Course, start_course
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.loop import execute_call, feedback_item
+from course_lib.results import feedback_text
 from course_lib.show import wire_json
 
 ONE_CALL = "Show the first 20 lines of /workspace/notes.txt"
@@ -134,7 +135,6 @@ def _output_problem(call_id: str, output: Any, expected: str) -> str | None:
                 "input_text parts (the response's root output is the array of items, not this one)")
     if not isinstance(output, list):
         return f"the output for {call_id} is a JSON {json_type_name(output)}: send a string or a list of content parts"
-    texts = []
     for j, part in enumerate(output):
         kind = part.get("type") if isinstance(part, dict) else None
         if kind == "text":
@@ -146,9 +146,7 @@ def _output_problem(call_id: str, output: Any, expected: str) -> str | None:
         if kind not in ("input_text", "input_image", "input_file"):
             return (f"output[{j}] for {call_id} is not a content part: each part is an object with type 'input_text', "
                     "'input_image' or 'input_file'")
-        if kind == "input_text":
-            texts.append(part.get("text"))
-    if "".join(t for t in texts if isinstance(t, str)) != expected:
+    if feedback_text(output) != expected:
         return f"the input_text parts of the output for {call_id} do not carry the tool's text, unchanged"
     return None
 
