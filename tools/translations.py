@@ -350,8 +350,9 @@ def entry_problems(text: Wanted, msgstr: str, terms: list[tuple[str, str, list[s
     if text.kind == "code" and _fields(text.msgid) != _fields(msgstr):
         found.append(f"{text.where}: the translation's {{…}} fields are not the English's {_fields(text.msgid)}")
     prose = CODE_SPAN.sub(" ", text.msgid)
-    for english, chinese, avoid, checked in terms:
-        if checked and re.search(rf"\b{re.escape(english)}", prose, re.I) and chinese not in msgstr:
+    for english, chinese, avoid, checked in terms:  # a code cell's label may name a field instead: not checked
+        used = re.search(rf"\b{re.escape(english)}(?:s|es|d|ed|ing)?\b", prose, re.I)
+        if checked and text.kind == "markdown" and used and chinese not in msgstr:
             found.append(f"{text.where}: the English says '{english}': the glossary's term is '{chinese}'")
         found += [f"{text.where}: '{word}' is not the glossary's term for '{english}' (use '{chinese}')"
                   for word in avoid if word in msgstr]  # fmt: skip
