@@ -34,7 +34,7 @@ notebooks: $(VENV)/.installed  ## re-execute every notebook in place, storing fr
 		../../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
 			&& ../../$(BIN)/python ../../.ci/stable_widget_ids.py "$$nb" || exit 1; done
 
-translations: $(VENV)/.installed  ## update the zh-CN catalogs (notebooks/locale) from the English notebooks
+translations: $(VENV)/.installed  ## update every zh-CN catalog (notebooks/locale) from its English notebook
 	$(BIN)/python tools/translations.py extract
 
 check-translations: $(VENV)/.installed  ## fail, naming notebook and cell, where the zh-CN edition is not in step

@@ -184,6 +184,10 @@ def test_the_check_says_when_a_notebook_has_no_catalog(tmp_path, capsys):
     shutil.copy2(paths.english(PILOT), paths.notebooks / "01_declaring_tools.ipynb")
     assert translations.main(["check"], paths) == 1
     assert "01_declaring_tools.ipynb: no catalog notebooks/locale/zh_CN/LC_MESSAGES/01_declaring_tools.po" in capsys.readouterr().err
+    assert translations.main(["extract"], paths) == 0  # updates the catalogs there are, starts none
+    assert not paths.catalog("01_declaring_tools").exists()
+    assert translations.main(["extract", "01_declaring_tools"], paths) == 0  # naming one starts it
+    assert all(e.msgstr == "" for e in polib.pofile(str(paths.catalog("01_declaring_tools"))))
 
 
 # ---- wire values and the glossary ---------------------------------------------------------------

@@ -5,8 +5,8 @@
     python tools/translations.py check [STEM ...]     # exit 1, naming each cell that is not in step
 
 (`make translations`, `make notebooks` and `make check-translations` run these.) STEM is a
-notebook's name without `.ipynb`; without one, every English notebook (extract and check) or every
-notebook that has a catalog (build).
+notebook's name without `.ipynb`. Without one, extract and build work on every notebook that has a
+catalog (naming a notebook that has none starts its catalog), and check on every English notebook.
 
 The English notebooks are the source. `notebooks/locale/zh_CN/LC_MESSAGES/<stem>.po` holds:
 
@@ -363,7 +363,8 @@ def check(paths: Paths, stem: str) -> list[str]:
     """Everything that keeps the zh-CN edition of `stem` from being in step with the English."""
     path = paths.catalog(stem)
     if not path.exists():
-        return [f"{stem}.ipynb: no catalog {path.relative_to(paths.root)}: run `make translations` and translate it"]
+        return [f"{stem}.ipynb: no catalog {path.relative_to(paths.root)}: start it with "
+                f"`python tools/translations.py extract {stem}` and translate it"]
     texts, found = wanted(paths, stem)
     catalog = polib.pofile(str(path))
     entries = {(e.msgctxt, e.msgid): e for e in catalog if not e.obsolete}
@@ -408,8 +409,9 @@ def main(argv: list[str], paths: Paths = Paths()) -> int:
     if unknown:
         print(f"no English notebook notebooks/{unknown[0]}.ipynb", file=sys.stderr)
         return 2
+    translated = [s for s in paths.stems() if paths.catalog(s).exists()]
     if command == "extract":
-        for stem in stems or paths.stems():
+        for stem in stems or translated:
             try:
                 extract(paths, stem)
             except ValueError as wrong:
@@ -418,7 +420,7 @@ def main(argv: list[str], paths: Paths = Paths()) -> int:
             print(f"updated {paths.catalog(stem).relative_to(paths.root)}")
         return 0
     if command == "build":
-        for stem in stems or [s for s in paths.stems() if paths.catalog(s).exists()]:
+        for stem in stems or translated:
             print(f"built {write(paths, stem).relative_to(paths.root)}")
         return 0
     problems: list[str] = []
