@@ -91,12 +91,13 @@ def test_every_english_cell_of_the_pilot_has_its_translation():
     assert all(chinese.search(entry.msgstr) for entry in catalog)
 
 
-def test_the_zh_cn_code_cells_are_the_english_ones_but_for_catalogued_strings():
+@pytest.mark.parametrize("stem", TRANSLATED)
+def test_the_zh_cn_code_cells_are_the_english_ones_but_for_catalogued_strings(stem):
     paths = translations.Paths()
-    english = json.loads(paths.english(PILOT).read_text(encoding="utf-8"))["cells"]
-    chinese = json.loads(paths.translated(PILOT).read_text(encoding="utf-8"))["cells"]
+    english = json.loads(paths.english(stem).read_text(encoding="utf-8"))["cells"]
+    chinese = json.loads(paths.translated(stem).read_text(encoding="utf-8"))["cells"]
     assert [(c["id"], c["cell_type"]) for c in english] == [(c["id"], c["cell_type"]) for c in chinese]
-    catalog = polib.pofile(str(paths.catalog(PILOT)))
+    catalog = polib.pofile(str(paths.catalog(stem)))
     back = {}  # per cell: translated literal → English literal
     for entry in catalog:
         back.setdefault(entry.msgctxt.split(":")[1], {})[entry.msgstr] = entry.msgid
@@ -107,8 +108,9 @@ def test_the_zh_cn_code_cells_are_the_english_ones_but_for_catalogued_strings():
         en_source, zh_source = "".join(en["source"]), "".join(zh["source"])
         assert translations.replace_literals(zh_source, back.get(en["id"], {})) == en_source, en["id"]
         changed += en_source != zh_source
-    assert changed >= 10
-    assert 'TASK = "显示 /workspace/notes.txt 的前 20 行"' in "".join(chinese[2]["source"])
+    if stem == PILOT:
+        assert changed >= 10
+        assert 'TASK = "显示 /workspace/notes.txt 的前 20 行"' in "".join(chinese[2]["source"])
 
 
 def test_the_stored_zh_cn_outputs_speak_chinese_where_the_learner_reads():
@@ -247,6 +249,21 @@ def test_literals_finds_one_line_strings_and_f_strings_and_nothing_else():
 
 
 # ---- the language of course_lib -----------------------------------------------------------------
+
+
+def test_course_lib_finds_the_fixtures_from_the_zh_cn_folder_when_installed_elsewhere(tmp_path, monkeypatch):
+    """Binder installs course_lib into site-packages: then the fixtures are found above the kernel's
+    folder, which for the Chinese edition is one level deeper (notebooks/zh-CN)."""
+    from course_lib import paths
+
+    monkeypatch.delenv("COURSE_FIXTURES", raising=False)
+    monkeypatch.setattr(paths, "_BESIDE_PACKAGE", tmp_path)  # nothing beside the package
+    monkeypatch.chdir(REPO / "notebooks" / "zh-CN")
+    assert paths.fixtures_dir() == REPO / "fixtures" and paths.workspace_dir() == REPO / "fixtures" / "workspace"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        paths.fixtures_dir()
+
 
 
 def test_the_language_follows_the_edition_folder_and_course_lang(tmp_path, monkeypatch):

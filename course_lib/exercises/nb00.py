@@ -7,6 +7,9 @@
   Responses bodies (and four assembled from real items and the SDK's item types: a call next to a
   message, a message in two parts, a refusal part, a reasoning item) and compared with the openai
   SDK's own `Response.output_text`.
+
+The not-answered and passed messages follow the edition's language (`course_lib.lang.say`); the
+others are English for now.
 """
 
 from __future__ import annotations
