@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9]*.ipynb")) + sorted((REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb"))
+NOTEBOOKS = [*sorted((REPO / "notebooks").glob("[0-9]*.ipynb")),  # the English, then the 简体中文 edition
+             *sorted((REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb"))]
 _spec = importlib.util.spec_from_file_location("stable_widget_ids", REPO / ".ci" / "stable_widget_ids.py")
 stable_widget_ids = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(stable_widget_ids)
