@@ -121,6 +121,14 @@ def test_the_stored_zh_cn_outputs_speak_chinese_where_the_learner_reads():
     assert "call_id      call_" in text["f17aaca9"]  # wire values and ids untouched
 
 
+def test_extract_and_build_change_nothing_when_nothing_changed(tmp_path):
+    paths = _copy(tmp_path)
+    before = paths.catalog(PILOT).read_bytes(), paths.translated(PILOT).read_bytes()
+    translations.extract(paths, PILOT)
+    translations.write(paths, PILOT)  # keeps every stored output: each cell's source is unchanged
+    assert (paths.catalog(PILOT).read_bytes(), paths.translated(PILOT).read_bytes()) == before
+
+
 # ---- staleness: a changed English cell fails, by notebook and cell ------------------------------
 
 
