@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
 
-.PHONY: lab test test-fast notebooks fixtures verify node-tools bench binder-requirements clean
+.PHONY: lab test test-fast notebooks translations check-translations fixtures verify node-tools bench binder-requirements clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +25,20 @@ test: $(VENV)/.installed
 test-fast: $(VENV)/.installed  ## unit tests only, no notebooks
 	$(BIN)/python -m pytest tests
 
-notebooks: $(VENV)/.installed  ## re-execute every notebook in place, storing fresh outputs
+notebooks: $(VENV)/.installed  ## re-execute every notebook in place, storing fresh outputs; then build and execute the zh-CN edition
 	cd notebooks && for nb in [0-9]*.ipynb; do \
 		../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
 			&& ../$(BIN)/python ../.ci/stable_widget_ids.py "$$nb" || exit 1; done
+	$(BIN)/python tools/translations.py build
+	cd notebooks/zh-CN && for nb in $$(ls [0-9]*.ipynb 2>/dev/null); do \
+		../../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
+			&& ../../$(BIN)/python ../../.ci/stable_widget_ids.py "$$nb" || exit 1; done
+
+translations: $(VENV)/.installed  ## update every zh-CN catalog (notebooks/locale) from its English notebook
+	$(BIN)/python tools/translations.py extract
+
+check-translations: $(VENV)/.installed  ## fail, naming notebook and cell, where the zh-CN edition is not in step
+	$(BIN)/python tools/translations.py check
 
 fixtures: $(VENV)/.installed  ## re-record fixtures/*.json from a real offline run
 	$(BIN)/python -m course_lib.fixtures

@@ -7,6 +7,9 @@
   Responses bodies (and four assembled from real items and the SDK's item types: a call next to a
   message, a message in two parts, a refusal part, a reasoning item) and compared with the openai
   SDK's own `Response.output_text`.
+
+The not-answered and passed messages follow the edition's language (`course_lib.lang.say`); the
+others are English for now.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from openai.types.responses import Response
 
 from course_lib.arguments import quote
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.lang import say
 
 KINDS = ("rule", "value", "result")
 
@@ -128,7 +132,8 @@ def _why(name: str, truth: str, guess: str, first: Any, second: Any) -> str:
 def check_kinds(answer: dict[str, str]) -> bool:
     """Compare the learner's labels with the kinds measured on two real runs."""
     if not_answered(answer) or (isinstance(answer, dict) and all(v is ... for v in answer.values())):
-        return failed('Not answered yet: replace each ... with "rule", "value" or "result".')
+        return failed(say('Not answered yet: replace each ... with "rule", "value" or "result".',
+                          '还没有作答：把每个 ... 换成 "rule"、"value" 或 "result"。'))
     if not isinstance(answer, dict):
         return failed(f"Give a dict from object name to kind; you gave {type(answer).__name__}.")
     unknown = [name for name in answer if name not in OBJECTS]
@@ -143,7 +148,8 @@ def check_kinds(answer: dict[str, str]) -> bool:
     for name, (truth, first, second) in measured_kinds().items():
         if answer[name] != truth:
             return failed(_why(name, truth, answer[name], first, second))
-    return passed(f"All {len(OBJECTS)} objects labelled as the two real runs show them.")
+    return passed(say("All {n} objects labelled as the two real runs show them.",
+                      "{n} 个对象全部标对了，与两次真实运行测得的一致。", n=len(OBJECTS)))
 
 
 # ---- exercise 2: the final answer's text --------------------------------------------------------
@@ -219,7 +225,8 @@ def _crash_hint(label: str, error: Exception) -> str:
 def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
     """Run `fn` on real Responses bodies; compare with the SDK's `output_text`."""
     if not_answered(fn):
-        return failed("Not answered yet: define final_text(response_json) and pass the function itself.")
+        return failed(say("Not answered yet: define final_text(response_json) and pass the function itself.",
+                          "还没有作答：定义 final_text(response_json)，并传入函数本身。"))
     if not callable(fn):
         return failed(f"Pass the function itself (final_text, without parentheses); you passed {quote(fn)}.")
     cases = final_text_cases()
@@ -239,7 +246,8 @@ def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
                 mine, sdk = f"{len(got)} characters", f"{len(expected)} characters"
             return failed(f"case '{label}': you returned {mine}, the SDK's output_text gives {sdk}. "
                           f"{_hint(label, expected, got)}")
-    return passed(f"final_text agrees with the SDK's output_text on all {len(cases)} responses.")
+    return passed(say("final_text agrees with the SDK's output_text on all {n} responses.",
+                      "在全部 {n} 个响应上，final_text 与 SDK 的 output_text 一致。", n=len(cases)))
 
 
 def _final_text_solution(response_json: dict[str, Any]) -> str:
