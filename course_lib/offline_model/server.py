@@ -195,6 +195,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _relay
 
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("do_"):  # any other method too: `handle` answers it (405, or 404 for the path)
+            return self._relay
+        raise AttributeError(name)
+
     def _send(self, status: int, payload: bytes | dict, headers: dict[str, str] | None = None) -> None:
         """Status line, headers and body in a single write."""
         body = payload if isinstance(payload, bytes) else _json_bytes(payload)
