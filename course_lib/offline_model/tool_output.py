@@ -110,7 +110,7 @@ def _error_of(value: Any, depth: int) -> Reading | None:
         inner = _read_text(value, depth + 1)
         return None if inner.ok else inner
     if isinstance(value, dict) and depth < _MAX_DEPTH:
-        inner = _read_value(value, json.dumps(value, ensure_ascii=False), depth + 1)
+        inner = _read_object(value, "", depth + 1)  # only its error matters: no text needed
         return None if inner.ok else inner
     return None
 
@@ -136,30 +136,40 @@ def _blocks_text(blocks: list) -> str | None:
     return "\n".join(block["text"] for block in blocks)
 
 
+def _compact(data: Any) -> str:
+    try:
+        return json.dumps(data, ensure_ascii=False)
+    except (ValueError, RecursionError):  # nested past what the encoder takes
+        return str(type(data).__name__)
+
+
 def _read_object(data: dict, text: str, depth: int) -> Reading:
-    compact = json.dumps(data, ensure_ascii=False)
     error = data.get("error")
     if data.get("ok") is False:  # the execution layer's failure (the course's own host)
         details = error if isinstance(error, dict) else {}
         message = details.get("message", error if isinstance(error, str) else data.get("message"))
         return _error(details.get("code", data.get("code")), message, details.get("retryable"), depth,
-                      envelope=True, fallback=compact)  # fmt: skip
+                      envelope=True, fallback=_compact(data))  # fmt: skip
     if data.get("ok") is True and "data" in data:  # the execution layer's success
         inner = data["data"]
         if isinstance(inner, dict) and isinstance(inner.get("text"), str):
             return Reading(True, inner["text"], data=inner, envelope=True)
-        return Reading(True, json.dumps(inner, indent=2, ensure_ascii=False), data=inner, envelope=True)
+        try:
+            pretty = json.dumps(inner, indent=2, ensure_ascii=False)
+        except (ValueError, RecursionError):  # nested past what the encoder takes: quote the text as sent
+            pretty = text
+        return Reading(True, pretty, data=inner, envelope=True)
     structured = data.get("structuredContent")
     blocks = _blocks_text(data["content"]) if isinstance(data.get("content"), list) else None
     if data.get("isError") is True:  # an MCP result object with its flag
         nested = structured.get("error") if isinstance(structured, dict) else None
         code = nested.get("code") if isinstance(nested, dict) else data.get("code")
         message = blocks if blocks is not None else nested.get("message") if isinstance(nested, dict) else None
-        return _error(code, message, None, depth, fallback=compact)
+        return _error(code, message, None, depth, fallback=_compact(data))
     if error:  # {"error": {...}}, {"error": "message"}, {"error": "<JSON text>"}
         if isinstance(error, dict):
             return _error(error.get("code", data.get("code")), error.get("message"), error.get("retryable"), depth,
-                          fallback=compact)  # fmt: skip
+                          fallback=_compact(data))  # fmt: skip
         return _error(data.get("code"), error, data.get("retryable"), depth, fallback=str(error))
     code = data.get("code")
     if isinstance(code, str) and _is_error_code(code) and isinstance(data.get("message"), str):
