@@ -229,8 +229,9 @@ class Executor:
     async def _steps(self, ex: Execution, name: Any, text: Any, session: Session, allowed: Iterable[str] | None) -> Any:
         turn = self._turn(allowed)
         if not isinstance(name, str) or name not in turn:  # a list or dict name would not even hash
-            shown = repr(name[:64]) if isinstance(name, str) else f"{_shown(name)[:64]} (not a tool name: {type(name).__name__})"
-            raise Refused("allowlist", failure("INVALID_INPUT", f"unknown tool {shown}; available: {', '.join(sorted(turn)) or 'none'}"))
+            shown = repr(name[:64]) if isinstance(name, str) else f"{_shown(name)[:64]} (a {type(name).__name__}, not a name)"
+            available = ", ".join(sorted(turn)) or "none"
+            raise Refused("allowlist", failure("INVALID_INPUT", f"unknown tool {shown}; available: {available}"))
         tool = self.tools[name]
         ex.steps.append(Step("allowlist", "ok"))
 

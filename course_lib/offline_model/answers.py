@@ -94,7 +94,8 @@ def _describe_write(call: dict, path: str | None, ok: bool, text: str, code: str
     if ok:
         return f"Here is what {call['name']} returned for {target}:\n\n{text}"
     asked = f"when asked to change {path}" if path else f"for {call['arguments']}"
-    return "\n".join(_error_lines(call, asked, code, text) + [_write_not_done(code)] + ([_next_step(code)] if advise else []))
+    advice = [_next_step(code)] if advise else []
+    return "\n".join(_error_lines(call, asked, code, text) + [_write_not_done(code)] + advice)
 
 
 def _describe_result(call: dict, output: str, writes: bool = False) -> str:

@@ -42,7 +42,8 @@ def _caller_key(tool: dict, name: str, values: dict) -> str | None:
     required = (tool.get("parameters") or {}).get("required") or []
     if name not in required or not re.search(r"idempotenc", name, re.I) or "string" not in _types(schema):
         return None
-    seed = json.dumps([tool["name"], {k: v for k, v in values.items() if k != name}], sort_keys=True, ensure_ascii=False)
+    others = {key: value for key, value in values.items() if key != name}
+    seed = json.dumps([tool["name"], others], sort_keys=True, ensure_ascii=False)
     return f"key-{hashlib.sha256(seed.encode()).hexdigest()[:24]}"
 
 

@@ -1,6 +1,15 @@
 """HTTP for the offline model: `handle` (one httpx request → response), `offline_transport` (an
 httpx transport that answers in-process: no network at all) and `serve`/`main`, a real local server.
 
+The local server (`OfflineModelServer`) behaves like a real endpoint, whatever a client sends:
+every request gets an HTTP answer, a refusal in the OpenAI error shape (`{"error": {message, type,
+param, code}}`) — 400 for a malformed request line, header, Content-Length or chunk, or a body
+that is no JSON; 413 for a body over MAX_BODY_BYTES (not read); 408 for a request that does not
+arrive within REQUEST_TIMEOUT; 500 if the model itself fails. A kept-alive connection waits at
+most IDLE_TIMEOUT for its next request. Each reply goes out in one write with TCP_NODELAY: headers
+and body written apart cost ~44 ms per kept-alive request (Nagle's algorithm meets the client's
+delayed ACK; `benchmarks/http_server.py`). A thread per connection, BACKLOG queued connections.
+
 Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765`.
 """
 

@@ -175,7 +175,9 @@ def _read_object(data: dict, text: str, depth: int) -> Reading:
     if isinstance(code, str) and _is_error_code(code) and isinstance(data.get("message"), str):
         return _error(code, data["message"], data.get("retryable"), depth)  # {"code": "NOT_FOUND", "message": …}
     if blocks is not None and ("isError" in data or "structuredContent" in data):  # an MCP result, not an error
-        return _read_value(structured, text, depth + 1) if isinstance(structured, dict) else _read_text(blocks, depth + 1)
+        if isinstance(structured, dict):
+            return _read_value(structured, text, depth + 1)
+        return _read_text(blocks, depth + 1)
     if isinstance(data.get("text"), str):  # structured content of a read: {"path": …, "text": …}
         return Reading(True, data["text"], data=data)
     return Reading(True, text, data=data)
