@@ -18,12 +18,27 @@ from course_lib.offline_model.validation import BadRequest
 BODY = {"model": "gpt-4.1", "input": "hello"}
 
 
+def running(**limits):
+    srv = OfflineModelServer(("127.0.0.1", 0), **limits)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    return srv, thread
+
+
 @pytest.fixture
 def server():
     """A server on a free port in this process, with small limits so each can be reached quickly."""
-    srv = OfflineModelServer(("127.0.0.1", 0), max_body_bytes=64 * 1024, idle_timeout=1.0, request_timeout=1.5)
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    srv, thread = running(max_body_bytes=64 * 1024, idle_timeout=1.0, request_timeout=1.5)
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+    thread.join(timeout=5)
+
+
+@pytest.fixture
+def default_server():
+    """A server with the shipped limits (a busy machine must not make a kept-alive client time out)."""
+    srv, thread = running()
     yield srv
     srv.shutdown()
     srv.server_close()
@@ -185,7 +200,8 @@ def test_every_key_the_sdk_declares_is_known():
     assert {"model", "input", "tools", "temperature", "stream"} <= declared | {"stream"}
 
 
-def test_a_kept_alive_request_is_answered_in_one_write_and_fast(server):
+def test_a_kept_alive_request_is_answered_in_one_write_and_fast(default_server):
+    server = default_server
     # ~44 ms each before (headers and body in two writes: Nagle + delayed ACK); now one write.
     with httpx.Client(base_url=f"http://127.0.0.1:{port(server)}") as client:
         client.post("/v1/responses", json=BODY)
@@ -201,7 +217,7 @@ def test_an_idle_connection_is_closed_after_the_idle_timeout(server):
     with socket.create_connection(("127.0.0.1", port(server)), timeout=5) as sock:
         start = time.monotonic()
         assert sock.recv(1024) == b""  # closed by the server, nothing sent: no request was started
-        assert 0.8 < time.monotonic() - start < 3
+        assert 0.8 < time.monotonic() - start < 5
 
 
 def test_a_slow_client_is_cut_off_with_408(server):
@@ -226,7 +242,8 @@ def test_a_slow_client_is_cut_off_with_408(server):
     assert_openai_error(reply, 408)
 
 
-def test_fifty_concurrent_clients_are_all_answered_without_resets(server):
+def test_fifty_concurrent_clients_are_all_answered_without_resets(default_server):
+    server = default_server
     assert BACKLOG >= 50
 
     def one(i: int) -> int:
