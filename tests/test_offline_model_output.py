@@ -124,7 +124,19 @@ def test_a_failed_write_from_an_outside_host_is_a_change_not_made():
         {"type": "function_call_output", "call_id": "c", "output": "FORBIDDEN: the workspace is read-only"}]}  # fmt: skip
     text = respond(body)["output"][0]["content"][0]["text"]
     assert "Error code: FORBIDDEN" in text and "The change was not made: nothing was saved." in text
-    assert text.endswith("What to try next: ask for a file the tool is allowed to read; I won't try to get around the refusal.")
+    assert text.endswith("What to try next: this change is not allowed here; I won't try to get around the refusal.")
+
+
+def test_a_write_that_timed_out_is_never_advised_to_be_sent_again_blindly():
+    writer = {"type": "function", "name": "write_file", "parameters": {"type": "object", "properties": {
+        "path": {"type": "string"}, "content": {"type": "string"}}}}  # fmt: skip
+    body = {"model": "m", "tools": [writer], "input": [
+        {"role": "user", "content": "Save it"},
+        {"type": "function_call", "call_id": "c", "name": "write_file", "arguments": json.dumps({"path": PATH, "content": "x"})},
+        {"type": "function_call_output", "call_id": "c", "output": "TIMEOUT: no answer within 5s"}]}  # fmt: skip
+    text = respond(body)["output"][0]["content"][0]["text"]
+    assert "may or may not have been saved" in text
+    assert text.endswith("What to try next: check whether the change was saved before asking for it again.")
 
 
 @settings(max_examples=300, deadline=None)

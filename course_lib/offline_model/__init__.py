@@ -41,7 +41,8 @@ Answer formats (notebooks may rely on them; P is the path, T the tool name, read
   host's `{"ok": false, …}` envelope (whose `retryable` drives the host's own retries) ends with one
   more line, "What to try next: …", chosen by its code (NOT_FOUND: check the path; FORBIDDEN: ask
   for a file the tool may read; INVALID_INPUT: correct what the message names; TIMEOUT,
-  UPSTREAM_ERROR: try again in a moment).
+  UPSTREAM_ERROR: try again in a moment; for a write, FORBIDDEN: the change is not allowed,
+  TIMEOUT or UPSTREAM_ERROR: check whether it was saved before asking again).
 - a tool that changes data (its description says "changes data", or its name starts with a write
   verb: `write_file`, `save_learning_gap`, `apply_note_update`): "Here is what T returned for the
   change to P:\\n\\n<text>"; on error the same "reported an error when asked to change P" lines, then

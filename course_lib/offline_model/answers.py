@@ -37,9 +37,20 @@ _NEXT_STEPS = {
 }
 
 
-def _next_step(code: str | None) -> str:
-    """What to try after an error, from its code."""
-    return "What to try next: " + _NEXT_STEPS.get(code or "", "fix what the message names, then ask again.")
+# A failed write: never "try again" blindly, since an unconfirmed change may have been saved.
+_NEXT_STEPS_WRITE = {
+    **_NEXT_STEPS,
+    "FORBIDDEN": "this change is not allowed here; I won't try to get around the refusal.",
+    "EACCES": "this change is not allowed here; I won't try to get around the refusal.",
+    "TIMEOUT": "check whether the change was saved before asking for it again.",
+    "UPSTREAM_ERROR": "check whether the change was saved before asking for it again.",
+}
+
+
+def _next_step(code: str | None, writes: bool = False) -> str:
+    """What to try after an error, from its code; `writes`: the call was meant to change data."""
+    steps = _NEXT_STEPS_WRITE if writes else _NEXT_STEPS
+    return "What to try next: " + steps.get(code or "", "fix what the message names, then ask again.")
 
 
 def _path_argument(arguments: dict) -> str | None:
@@ -94,7 +105,7 @@ def _describe_write(call: dict, path: str | None, ok: bool, text: str, code: str
     if ok:
         return f"Here is what {call['name']} returned for {target}:\n\n{text}"
     asked = f"when asked to change {path}" if path else f"for {call['arguments']}"
-    advice = [_next_step(code)] if advise else []
+    advice = [_next_step(code, writes=True)] if advise else []
     return "\n".join(_error_lines(call, asked, code, text) + [_write_not_done(code)] + advice)
 
 
