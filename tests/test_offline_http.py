@@ -267,3 +267,11 @@ def test_a_handler_bug_is_a_500_in_the_openai_shape_and_the_server_stays_up(serv
     assert code == 500 and payload["error"]["type"] == "server_error"
     monkeypatch.undo()
     assert parse(raw(server, post(json.dumps(BODY).encode())))[0] == 200
+
+
+def test_a_missing_model_is_reported_before_an_unknown_key():
+    from course_lib.offline_model import respond
+
+    with pytest.raises(BadRequest) as refused:
+        respond({"input": "hi", "zzz_unknown": 1})
+    assert refused.value.param == "model" and refused.value.code == "missing_required_parameter"

@@ -53,8 +53,8 @@ def respond(body: dict) -> dict:
     """
     if not isinstance(body, dict):
         raise _type_error("body", dict, body)
-    check_parameters(body)  # unknown top-level keys and wrong JSON types, judged by the SDK's types
     model = _get(body, "model", "", str)
+    check_parameters(body)  # unknown top-level keys and wrong JSON types (after a missing model, as the API)
     if body.get("stream"):
         raise BadRequest("The offline model does not stream; leave 'stream' unset.", "stream", "unsupported_value")
     if body.get("previous_response_id"):
