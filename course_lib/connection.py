@@ -224,6 +224,9 @@ class McpConnection:
 
         Raises:
             ValueError: `headers` were given for a server that is not a URL.
+            mcp.shared.exceptions.MCPError: the server refused the connection (over HTTP, a 401 or
+                403 arrives as one; the exchange that carried it is in `http`).
+            httpx2.ConnectError: nothing listens at the URL.
         """
         if self.headers and not isinstance(self.server, str):
             raise ValueError("headers apply to a URL server only")
@@ -235,7 +238,13 @@ class McpConnection:
             transport = self.server
         # The Client's response cache is off: the course wants each tools/list to cross the wire.
         self._client = Client(recorded(transport, self.messages), mode=self.mode, cache=None)
-        await self._client.__aenter__()
+        try:
+            await self._client.__aenter__()
+        except BaseExceptionGroup as group:  # task groups nest one failure (e.g. an HTTP 401) deeply
+            leaves = _leaves(group)
+            if len(leaves) == 1 and isinstance(leaves[0], Exception):
+                raise leaves[0] from group
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -292,6 +301,10 @@ class McpConnection:
             if params.get("name") == name and params.get("arguments") == arguments:
                 return exchange
         raise LookupError(f"no tools/call for {name!r} was recorded")  # the relay lost a message: a bug
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    return [leaf for e in group.exceptions for leaf in (_leaves(e) if isinstance(e, BaseExceptionGroup) else [e])]
 
 
 def _pair(messages: list[WireMessage], method: str | None) -> list[Exchange]:

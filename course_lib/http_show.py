@@ -60,6 +60,6 @@ def show_response(response: httpx.Response, *, port: int | None = None, limit: i
     for name in SHOWN_RESPONSE_HEADERS:
         if name in response.headers:
             print(mask(f"  < {name}: {response.headers[name]}", port))
-    text = response.text.strip()
+    text = response.text.replace("\r\n", "\n").strip()  # SSE lines end in CRLF on the wire
     if text:
         print(mask("  < body " + (text if len(text) <= limit else text[: limit - 1] + "…"), port))

@@ -293,6 +293,14 @@ class BackgroundServer:
             self._error = exc
 
     def __enter__(self) -> BackgroundServer:
+        return self.start()
+
+    def start(self) -> BackgroundServer:
+        """Start serving; return once the server accepts connections.
+
+        Raises:
+            RuntimeError: the server failed to start (the cause is in the message).
+        """
         self._thread.start()
         while not self._web.started and self._thread.is_alive():
             self._thread.join(0.01)

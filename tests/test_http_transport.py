@@ -231,6 +231,17 @@ def test_without_the_token_401_points_to_the_protected_resource_metadata(guarded
     assert metadata["authorization_servers"] and metadata["bearer_methods_supported"] == ["header"]
 
 
+async def test_a_client_without_the_token_gets_a_plain_mcp_error_and_the_401_is_recorded(guarded):
+    from mcp.shared.exceptions import MCPError
+
+    conn = McpConnection(guarded.url)
+    with pytest.raises(MCPError, match="error response"):
+        async with conn:
+            pass
+    [refused] = conn.http
+    assert refused.status == 401 and "resource_metadata=" in refused.response_headers["www-authenticate"]
+
+
 def test_a_wrong_token_is_refused_and_the_right_one_is_served(guarded):
     wrong = httpx.post(guarded.url, json=INITIALIZE, headers={**ACCEPT, "authorization": "Bearer guess"})
     assert wrong.status_code == 401
