@@ -343,3 +343,19 @@ async def test_concurrent_clients_on_loopback_lose_no_answers(files_url):
             for n in range(clients):
                 tg.start_soon(one_client, n)
     assert len(answers) == clients * calls_each
+
+
+def test_accepted_connections_have_nagle_off_regression_40_ms_per_stateless_call():
+    """Every JSON answer after the first on a kept-alive connection waited for a delayed ACK (~40 ms)."""
+    import socket
+
+    listener = http_transport._bind("127.0.0.1", 0)
+    try:
+        listener.setblocking(True)
+        client = socket.create_connection(listener.getsockname())
+        accepted, _ = listener.accept()
+        assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        accepted.close()
+        client.close()
+    finally:
+        listener.close()
