@@ -181,8 +181,15 @@ def test_an_unparseable_body_gets_400_and_parse_error(files_url):
 def test_a_public_bind_without_a_token_is_refused():
     with pytest.raises(ConfigurationError, match="without a bearer token"):
         HttpSettings(host="0.0.0.0").checked()
-    HttpSettings(host="0.0.0.0", token=TOKEN).checked()  # with one it is allowed
+    HttpSettings(host="192.0.2.7", token=TOKEN).checked()  # with one it is allowed
     HttpSettings(host="::1").checked()
+
+
+def test_a_wildcard_bind_needs_the_public_url_clients_use():
+    with pytest.raises(ConfigurationError, match="needs --public-url"):
+        HttpSettings(host="0.0.0.0", token=TOKEN).checked()
+    settings = HttpSettings(host="0.0.0.0", token=TOKEN, public_url="https://files.example/mcp").checked()
+    assert settings.url(8765) == "https://files.example/mcp"
 
 
 def test_the_command_line_refuses_a_public_bind_without_a_token(capsys, monkeypatch):
@@ -202,10 +209,10 @@ def test_the_command_line_reads_the_token_from_a_file_or_the_environment(tmp_pat
     http_transport.add_http_arguments(parser)
     secret = tmp_path / "token.txt"
     secret.write_text(TOKEN + "\n")
-    settings = http_transport.settings_from_arguments(parser, parser.parse_args(["--http", "0.0.0.0:9", "--token-file", str(secret)]))
+    settings = http_transport.settings_from_arguments(parser, parser.parse_args(["--http", "192.0.2.7:9", "--token-file", str(secret)]))
     assert settings.token == TOKEN and TOKEN not in repr(settings)
     monkeypatch.setenv(http_transport.TOKEN_ENV, "from-env")
-    settings = http_transport.settings_from_arguments(parser, parser.parse_args(["--http", "0.0.0.0:9"]))
+    settings = http_transport.settings_from_arguments(parser, parser.parse_args(["--http", "192.0.2.7:9"]))
     assert settings.token == "from-env"
     secret.write_text("\n")
     with pytest.raises(SystemExit):
@@ -359,3 +366,17 @@ def test_accepted_connections_have_nagle_off_regression_40_ms_per_stateless_call
         client.close()
     finally:
         listener.close()
+
+
+def test_the_public_url_is_the_oauth_resource_and_its_host_is_accepted():
+    with serving(files_server(), token=TOKEN, public_url="https://files.example/mcp") as srv:
+        assert srv.url == "https://files.example/mcp"
+        local = f"http://127.0.0.1:{srv.port}/mcp"
+        refused = httpx.post(local, json=INITIALIZE, headers={**ACCEPT, "host": "files.example"})
+        assert refused.status_code == 401  # past the Host check, stopped by the token check
+        assert 'resource_metadata="https://files.example/.well-known/oauth-protected-resource/mcp"' in refused.headers["www-authenticate"]
+        metadata = httpx.get(f"http://127.0.0.1:{srv.port}/.well-known/oauth-protected-resource/mcp").json()
+        assert metadata["resource"] == "https://files.example/mcp"
+        other = httpx.post(local, json=INITIALIZE, headers={**ACCEPT, "host": "elsewhere.example",
+                                                            "authorization": f"Bearer {TOKEN}"})
+        assert other.status_code == 421
