@@ -132,6 +132,7 @@ class HttpSettings:
     issuer_url: str = PLACEHOLDER_ISSUER
     json_response: bool = False
     max_body_bytes: int = MAX_BODY_BYTES
+    session_idle_seconds: float = 30 * 60  # the SDK's default: then the session is closed, its id gets 404
 
     def __repr__(self) -> str:
         token = "<redacted>" if self.token else None
@@ -190,6 +191,7 @@ def build_app(server: Server[Any], settings: HttpSettings, port: int) -> ASGIApp
         transport_security=security,
         host=settings.host,
         max_request_body_size=settings.max_body_bytes,
+        session_idle_timeout=settings.session_idle_seconds,
         **auth,
     )
     return _JsonRpcRefusals(app)

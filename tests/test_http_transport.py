@@ -315,6 +315,20 @@ def test_delete_ends_a_session_and_later_requests_get_404(files_url):
     assert_jsonrpc_error(httpx.delete(files_url, headers=headers), 404)
 
 
+def test_a_session_the_server_closed_when_idle_gets_404_and_a_new_initialize_works():
+    import time
+
+    with serving(files_server(), session_idle_seconds=0.3) as srv:
+        session = open_session(srv.url)
+        headers = {**ACCEPT, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+        deadline = time.monotonic() + 10
+        while (after := httpx.post(srv.url, json={"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+                                   headers=headers)).status_code == 200 and time.monotonic() < deadline:
+            time.sleep(0.5)  # a request in flight keeps the session alive; the wait lets it expire
+        assert_jsonrpc_error(after, 404)
+        assert open_session(srv.url) != session
+
+
 def test_an_unsupported_method_and_an_unknown_path_are_json_rpc_errors(files_url):
     session = open_session(files_url)
     put = httpx.put(files_url, json={}, headers={**ACCEPT, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"})
