@@ -142,14 +142,16 @@ class HttpSettings:
         """These settings, if they are safe to serve.
 
         Raises:
-            ConfigurationError: a non-loopback bind without a token, or a wildcard bind
-                (0.0.0.0, ::) without `public_url`.
+            ConfigurationError: a non-loopback bind without a token, a wildcard bind
+                (0.0.0.0, ::) without `public_url`, or a `public_url` not ending in /mcp.
         """
         if not is_loopback(self.host) and not self.token:
             raise ConfigurationError(
                 f"refusing to serve on {self.host} without a bearer token: anyone who can reach this "
                 f"address could call the tools. Give --token-file PATH or set {TOKEN_ENV}."
             )
+        if self.public_url and not self.public_url.rstrip("/").endswith(MCP_PATH):
+            raise ConfigurationError(f"--public-url must end in {MCP_PATH}, the endpoint's path: {self.public_url}")
         if self.host in ("0.0.0.0", "::") and not self.public_url:
             raise ConfigurationError(
                 f"serving on every address ({self.host}) needs --public-url, the URL clients use: its host is "

@@ -190,6 +190,8 @@ def test_a_wildcard_bind_needs_the_public_url_clients_use():
         HttpSettings(host="0.0.0.0", token=TOKEN).checked()
     settings = HttpSettings(host="0.0.0.0", token=TOKEN, public_url="https://files.example/mcp").checked()
     assert settings.url(8765) == "https://files.example/mcp"
+    with pytest.raises(ConfigurationError, match="must end in /mcp"):
+        HttpSettings(token=TOKEN, public_url="https://files.example/").checked()
 
 
 def test_the_command_line_refuses_a_public_bind_without_a_token(capsys, monkeypatch):
