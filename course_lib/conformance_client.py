@@ -5,7 +5,7 @@
 The suite starts a test server for the scenario, appends its URL to the command, and names the
 scenario in `MCP_CONFORMANCE_SCENARIO`. This command connects `McpHost` to that URL over
 Streamable HTTP (the 2025-11-25 session flow the client scenarios test), lists the tools and,
-for `tools_call`, calls each one with sample arguments built from its `inputSchema` (the
+for every scenario but `initialize`, calls each one with sample arguments built from its `inputSchema` (the
 arguments are a value the app makes from a rule; here no model is involved). Each JSON-RPC
 exchange is printed as one line of JSON on stdout; the exit status is 0 only if every call
 came back without a protocol error.
@@ -37,11 +37,11 @@ def sample_arguments(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(url: str, scenario: str) -> int:
-    """Connect to `url`, list tools, and (for `tools_call`) call each; print the exchanges."""
+    """Connect to `url`, list tools, and (unless `scenario` is `initialize`) call each; print the exchanges."""
     failures = 0
     with McpHost() as host:
         routes = host.add_http_server("server", url, mode="legacy")
-        if scenario == "tools_call":
+        if scenario != "initialize":  # tools_call, and any scenario that needs a call to happen
             for route in routes:
                 call = host.call(route.alias, sample_arguments(route.declaration.input_schema))
                 failures += call.protocol_error is not None
