@@ -288,7 +288,11 @@ class BackgroundServer:
     """A server on a background thread, for notebooks and tests: `with BackgroundServer(s) as srv: srv.url`.
 
     Binds before it starts (port 0 picks a free port), so `url` is known and the server is
-    accepting connections once `__enter__` returns.
+    accepting connections once `__enter__` (or `start()`) returns.
+
+    Raises:
+        ConfigurationError: see `HttpSettings.checked`.
+        OSError: the address cannot be bound.
     """
 
     def __init__(self, server: Server[Any], settings: HttpSettings | None = None) -> None:
@@ -334,7 +338,13 @@ class BackgroundServer:
 
 @contextmanager
 def serving(server: Server[Any], **settings: Any) -> Iterator[BackgroundServer]:
-    """`with serving(build_server(ws)) as srv:` → a `BackgroundServer` on a free loopback port."""
+    """`with serving(build_server(ws)) as srv:` → a `BackgroundServer` on a free loopback port.
+
+    `settings` are `HttpSettings` fields (`token=`, `public_url=`, `max_body_bytes=`, ...).
+
+    Raises:
+        ConfigurationError, OSError: see `BackgroundServer`.
+    """
     with BackgroundServer(server, HttpSettings(**settings)) as background:
         yield background
 
