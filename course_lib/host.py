@@ -69,7 +69,8 @@ class McpHost:
     """Connections to one or more MCP servers, each under a prefix, with a sync API.
 
         host = McpHost()
-        host.add_server("fs", build_server(Workspace(root)))
+        host.add_server("fs", build_server(Workspace(root)))   # in-process; or add_stdio_server,
+                                                               # or add_http_server("fs", url)
         host.responses_tools()                      # declarations for the model
         call = host.call("fs__read_text_file", {"path": "/workspace/notes.txt", "head": 5})
 
