@@ -52,7 +52,7 @@ bench: $(VENV)/.installed  ## benchmarks against real peers; prints figures (nee
 	cd tests/node && npm install --no-audit --no-fund
 	$(BIN)/python -m benchmarks
 
-node-tools:  ## the pinned MCP Inspector and reference filesystem server, into tests/node (needs Node.js)
+node-tools:  ## the pinned MCP Inspector, reference filesystem server, conformance suite and Node 22, into tests/node (needs Node.js)
 	cd tests/node && npm install --no-audit --no-fund
 
 binder-requirements:  ## re-pin binder/requirements.txt from pyproject.toml in a fresh Python 3.12 venv

@@ -530,6 +530,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gaps", type=Path, default=None, help="folder for gaps.sqlite3 (default: in memory)")
     parser.add_argument("--name", default="notes", help="server name reported to clients")
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    from course_lib import http_transport  # here, so stdio never imports uvicorn
+
+    http_transport.add_http_arguments(parser)
     options = parser.parse_args(argv)
     for flag, folder in (("--root", options.root), ("--gaps", options.gaps)):
         if folder is not None and not folder.is_dir():
@@ -540,6 +543,8 @@ def main(argv: list[str] | None = None) -> None:
         except StoreError as damaged:
             parser.error(str(damaged))
     logging.basicConfig(level=options.log_level, stream=sys.stderr)
+    if options.http is not None:  # Streamable HTTP instead of stdio (see http_transport.py)
+        return http_transport.run_from_arguments(build_notes_server(options.root, options.gaps, name=options.name), parser, options)
     anyio.run(serve_stdio, build_notes_server(options.root, options.gaps, name=options.name))
 
 
