@@ -13,8 +13,11 @@ the checked path is then opened one component at a time without following links,
 swapped for a link between the check and the open is refused, not followed.
 
 Decisions (pinned by tests/test_fs_server_attacks.py): only logical paths count, so the root's
-real path is FORBIDDEN; invisible characters (controls, bidi such as U+202E) are refused; `\\`,
-`C:`, `%2e`, fullwidth dots and `~` are plain characters; whole reads and head/tail are capped.
+real path is FORBIDDEN; a file with more than one hard link is FORBIDDEN (its other name may be
+outside the root); a path that changes while it is resolved or opened is NOT_FOUND (or FORBIDDEN
+if a link appeared on the way), never an internal error; invisible characters (controls, bidi
+such as U+202E) are refused; `\\`, `C:`, `%2e`, fullwidth dots and `~` are plain characters;
+whole reads and head/tail are capped.
 
 Run over stdio:  python -m course_lib.fs_server --root DIR [--name files]
 """
@@ -123,7 +126,8 @@ class Workspace:
         Raises:
             ToolFailure: INVALID_INPUT (see _check_text; a directory, a file named with a
                 trailing '/', not a regular file, a link loop), FORBIDDEN (outside the root, by
-                `..` or through a symbolic link, or permission denied), NOT_FOUND (no such file).
+                `..` or through a symbolic link, or permission denied), NOT_FOUND (no such file,
+                or a link on the way removed or replaced while being followed).
         """
         _check_text(path)
         parts = self._inside_parts(PurePosixPath(path))
@@ -132,19 +136,15 @@ class Workspace:
             real = self.root.joinpath(*parts).resolve()  # follows every link, dangling ones too
         except RuntimeError:  # its text would name the real path
             raise ToolFailure("INVALID_INPUT", f"{shown}: cannot be resolved (symbolic link loop)") from None
+        except OSError as exc:  # a link removed or replaced while being followed (realpath's readlink)
+            raise _os_failure(exc, shown) from None
         # is_relative_to compares components, so <root>_evil is not inside <root>.
         if not real.is_relative_to(self.root):
             raise ToolFailure("FORBIDDEN", f"{shown}: leads outside {self.logical_root} through a symbolic link")
         try:
             mode = real.stat().st_mode
-        except (FileNotFoundError, NotADirectoryError):
-            raise ToolFailure("NOT_FOUND", f"{shown}: no such file") from None
-        except PermissionError:
-            raise ToolFailure("FORBIDDEN", f"{shown}: permission denied") from None
         except OSError as exc:
-            if exc.errno != errno.ENAMETOOLONG:
-                raise
-            raise ToolFailure("INVALID_INPUT", f"{shown}: name too long") from None
+            raise _os_failure(exc, shown) from None
         if stat.S_ISDIR(mode):
             raise ToolFailure("INVALID_INPUT", f"{shown}: is a directory")
         if not stat.S_ISREG(mode):
@@ -186,7 +186,8 @@ class Workspace:
 
         Raises:
             ToolFailure: from resolve(); INVALID_INPUT if what was opened is not a regular file,
-                is not UTF-8, or is over MAX_WHOLE_FILE_BYTES (or the lines over MAX_LINES_BYTES).
+                is not UTF-8, or is over MAX_WHOLE_FILE_BYTES (or the lines over MAX_LINES_BYTES);
+                FORBIDDEN if it has more than one hard link.
         """
         return self.read(args)[1]
 
@@ -203,6 +204,9 @@ class Workspace:
             info = os.fstat(file.fileno())  # what was opened, not what was checked
             if not stat.S_ISREG(info.st_mode):
                 raise ToolFailure("INVALID_INPUT", f"{named}: not a regular file")
+            if info.st_nlink > 1:  # another name for the same file may be anywhere on the disk
+                raise ToolFailure("FORBIDDEN", f"{named}: has {info.st_nlink} hard links, so it may be a file from "
+                                               f"outside {self.logical_root}; not read")
             with self._lock:
                 self.reads += 1
             if args.head is None and args.tail is None:
@@ -248,15 +252,28 @@ class Workspace:
                 return os.open(parts[-1], flags | nofollow, dir_fd=folder)
             finally:
                 os.close(folder)
-        except PermissionError:
-            raise ToolFailure("FORBIDDEN", f"{named}: permission denied") from None
-        except FileNotFoundError:
-            raise ToolFailure("NOT_FOUND", f"{named}: no such file") from None
         except OSError as error:
             if error.errno not in (errno.ELOOP, errno.ENOTDIR):
-                raise
+                raise _os_failure(error, named) from None
             raise ToolFailure("FORBIDDEN", f"{named}: changed while being opened (a symbolic link appeared "
                                            "on the way); not followed") from None
+
+
+def _os_failure(error: OSError, shown: str) -> ToolFailure | OSError:
+    """The ToolFailure for an OSError met while finding or opening `shown`; any other error unchanged.
+
+    A file or link removed or replaced under the read (ENOENT, ENOTDIR, or EINVAL from readlink
+    on what is no longer a link; ESTALE on NFS) is NOT_FOUND: it is not there to read.
+    """
+    if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.EINVAL, getattr(errno, "ESTALE", errno.ENOENT)):
+        return ToolFailure("NOT_FOUND", f"{shown}: no such file")
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return ToolFailure("FORBIDDEN", f"{shown}: permission denied")
+    if error.errno == errno.ENAMETOOLONG:
+        return ToolFailure("INVALID_INPUT", f"{shown}: name too long")
+    if error.errno == errno.ENXIO:  # opening a socket
+        return ToolFailure("INVALID_INPUT", f"{shown}: not a regular file")
+    return error
 
 
 def _check_text(path: Any) -> None:
