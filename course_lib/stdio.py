@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import os
 import stat
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -82,14 +81,17 @@ BATCH_REMOVED = ("JSON-RPC batches are not supported: MCP removed batching in re
                  "send each message on its own line")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
     """What to do with one frame: forward it to the session, or write `answers` (maybe none) and
     `log` it to stderr."""
 
     forward: bool = False
-    answers: list[types.JSONRPCError] = field(default_factory=list)
+    answers: tuple[types.JSONRPCError, ...] = ()
     log: str | None = None
+
+
+FORWARD = Verdict(forward=True)
 
 
 def _error(id_: types.RequestId | None, code: int, message: str) -> types.JSONRPCError:
@@ -100,37 +102,33 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def _finite(value: Any) -> bool:
-    """False if any number inside `value` is infinite (1e999 parses as inf); NaN is refused by the parser."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, float):
-            if not math.isfinite(item):
-                return False
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return True
-
-
 def check_frame(line: bytes) -> Verdict:
     """Judge one stdio line by JSON-RPC 2.0 and MCP before the SDK sees it.
 
     Not JSON (including invalid UTF-8, NaN, Infinity, a blank line): -32700, id null. An array:
     -32600 for each request id in it (else once, id null), as MCP has no batches since 2025-06-18.
     Not a valid request object (jsonrpc not "2.0", method missing or not a string, params neither
-    object nor array, an id that is not a string or an integer): -32600, with the id when it is
-    valid. Params that are an array, or hold a number out of range: -32602. A notification is
-    never answered: a malformed one is only logged; so is a response. Everything else goes on to
-    the session, which answers unknown methods (-32601) and bad params of known methods (-32602).
+    object nor array, an id that is not a string or an integer, 1e999 included): -32600, with the
+    id when it is valid. Params that are an array: -32602. A notification is never answered: a
+    malformed one is only logged; so is a response. Everything else goes on to the session, which
+    answers unknown methods (-32601) and bad params of known methods (-32602); a number too large
+    for a float inside params (1e999) reaches the handler as inf, which argument checks refuse.
     """
     try:
         frame = pydantic_core.from_json(line, allow_inf_nan=False)  # the SDK's parser, strict about NaN
     except ValueError as error:
-        return Verdict(answers=[_error(None, PARSE_ERROR, f"Parse error: {error}")])
+        return Verdict(answers=(_error(None, PARSE_ERROR, f"Parse error: {error}"),))
+    if type(frame) is dict and _plain(frame):  # nearly every message: one look at its members
+        return FORWARD
     return check_value(frame)
+
+
+def _plain(frame: dict[str, Any]) -> bool:
+    """A request or notification whose members are all of the right types (exact types: from JSON)."""
+    id_ = frame.get("id", 0)
+    params = frame.get("params")
+    return (frame.get("jsonrpc") == "2.0" and type(frame.get("method")) is str
+            and (type(id_) is int or type(id_) is str) and (params is None or type(params) is dict))
 
 
 def check_value(frame: Any) -> Verdict:
@@ -138,40 +136,38 @@ def check_value(frame: Any) -> Verdict:
     if isinstance(frame, list):
         ids = [item["id"] for item in frame if isinstance(item, dict) and "method" in item
                and _valid_id(item.get("id"))]
-        return Verdict(answers=[_error(id_, INVALID_REQUEST, BATCH_REMOVED) for id_ in ids or [None]])
+        return Verdict(answers=tuple(_error(id_, INVALID_REQUEST, BATCH_REMOVED) for id_ in ids or [None]))
     if not isinstance(frame, dict):
-        return Verdict(answers=[_error(None, INVALID_REQUEST, "Invalid Request: a message is a JSON object")])
+        return Verdict(answers=(_error(None, INVALID_REQUEST, "Invalid Request: a message is a JSON object"),))
     return check_message(frame)
 
 
 def check_message(frame: dict[str, Any]) -> Verdict:
     """`check_frame` for one parsed JSON object."""
     if "method" not in frame and ("result" in frame or "error" in frame):
-        return Verdict(forward=True)  # a response: the session matches it to a request or logs it
+        return FORWARD  # a response: the session matches it to a request or logs it
     has_id = "id" in frame
     id_ = frame.get("id")
     if has_id and not _valid_id(id_):
-        return Verdict(answers=[_error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")])
+        return Verdict(answers=(_error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer"),))
     problem = None
     if frame.get("jsonrpc") != "2.0":
         problem = 'jsonrpc must be "2.0"'
     elif not isinstance(frame.get("method"), str):
         problem = "method must be a string"
     if problem is not None:  # not a request object at all: answered even without an id, as JSON-RPC says
-        return Verdict(answers=[_error(id_, INVALID_REQUEST, f"Invalid Request: {problem}")])
+        return Verdict(answers=(_error(id_, INVALID_REQUEST, f"Invalid Request: {problem}"),))
     params = frame.get("params")
     if isinstance(params, list):
         code, problem = INVALID_PARAMS, "Invalid params: MCP params are an object, not an array"
     elif params is not None and not isinstance(params, dict):
         code, problem = INVALID_REQUEST, "Invalid Request: params must be an object"
-    elif params is not None and not _finite(params):
-        code, problem = INVALID_PARAMS, "Invalid params: a number is out of range (not a finite number)"
     else:
-        return Verdict(forward=True)
+        return FORWARD
     if not has_id:
         return Verdict(log=f"malformed notification {frame['method'][:64]!r} not answered (notifications get "
                            f"no response): {problem}")
-    return Verdict(answers=[_error(id_, code, problem)])
+    return Verdict(answers=(_error(id_, code, problem),))
 
 
 async def _report(verdict: Verdict, writer: _Writer) -> None:
@@ -241,7 +237,7 @@ def _verdict_for(refused: Exception) -> Verdict:
     frame: Any = _UNKNOWN
     for error in errors:
         if error["type"] == "json_invalid":
-            return Verdict(answers=[_error(None, PARSE_ERROR, f"Parse error: {error['msg']}")])
+            return Verdict(answers=(_error(None, PARSE_ERROR, f"Parse error: {error['msg']}"),))
         if len(error["loc"]) == 1 or error["type"] == "missing":  # these carry the whole frame
             frame = error["input"]
             break
@@ -253,7 +249,7 @@ def _verdict_for(refused: Exception) -> Verdict:
     # Valid by check_value's rules, yet the SDK refused it: answer a request, log anything else.
     reason = f"Invalid Request: {errors[0]['msg'] if errors else refused}"[:200]
     if isinstance(frame, dict) and "method" in frame and _valid_id(frame.get("id")):
-        return Verdict(answers=[_error(frame["id"], INVALID_REQUEST, reason)])
+        return Verdict(answers=(_error(frame["id"], INVALID_REQUEST, reason),))
     return Verdict(log=f"malformed message not answered (not a request): {reason}")
 
 
@@ -272,8 +268,8 @@ class _Lines:
         while True:
             line = await self._readline()
             if line is None:
-                verdict = Verdict(answers=[_error(None, PARSE_ERROR, f"Parse error: a message line over "
-                                                                    f"{_LINE_LIMIT} bytes was not read")])
+                verdict = Verdict(answers=(_error(None, PARSE_ERROR, f"Parse error: a message line over "
+                                                                    f"{_LINE_LIMIT} bytes was not read"),))
             else:
                 verdict = check_frame(line)
             if verdict.forward:

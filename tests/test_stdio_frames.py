@@ -145,9 +145,9 @@ CASES = [
     Case("params", "tools/call unknown tool", _j({"jsonrpc": "2.0", "id": 27, "method": "tools/call",
                                                    "params": {"name": "no_such_tool", "arguments": {}}}),
          _error(INVALID_PARAMS, 27)),
-    Case("params", "a number out of range (1e999)",
-         b'{"jsonrpc": "2.0", "id": 28, "method": "tools/call", "params": {"name": "x", "arguments": {"head": 1e999}}}',
-         _error(INVALID_PARAMS, 28)),
+    Case("params", "a number out of range (1e999) in the arguments",
+         b'{"jsonrpc": "2.0", "id": 28, "method": "tools/call", "params": {"name": "@TOOL@", "arguments": '
+         b'{"path": 1e999, "head": 1e999}}}', ((None, 28),)),  # read as inf: the tool refuses it (isError)
     # Unknown methods: -32601.
     Case("method", "unknown method", b'{"jsonrpc": "2.0", "id": 30, "method": "no/such/method"}',
          _error(METHOD_NOT_FOUND, 30)),
@@ -159,8 +159,10 @@ CASES = [
          logged=True),
     Case("notification", "string params", b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "x"}',
          logged=True),
-    Case("notification", "a number out of range",
-         b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1e999}}', logged=True),
+    Case("notification", "number params", b'{"jsonrpc": "2.0", "method": "notifications/initialized", "params": 5}',
+         logged=True),
+    Case("notification", "true as params", b'{"jsonrpc": "2.0", "method": "notifications/roots/list_changed", '
+                                           b'"params": true}', logged=True),
     Case("notification", "unknown notification", b'{"jsonrpc": "2.0", "method": "notifications/no_such"}'),
     # Responses are never answered (the server sent no request); a malformed one is logged.
     Case("response", "a result for no request", b'{"jsonrpc": "2.0", "id": 99, "result": {}}'),
@@ -249,10 +251,14 @@ def _run(server: str) -> tuple[list[str], Counter]:
         for number, case in enumerate(CASES):
             errors_before = len(wire.err)
             probe_id = f"probe-{number}"
-            wire.send(case.frame)
+            wire.send(case.frame.replace(b"@TOOL@", probe_params["name"].encode()))
             wire.send(_j({"jsonrpc": "2.0", "id": probe_id, "method": "tools/call", "params": probe_params}))
             got, probe = wire.until(probe_id, len(case.answers))
             label = f"{server} · {case.family} · {case.name}"
+            if case.family == "params" and case.answers[0][0] is None:  # a tool-level refusal
+                refused = [m for m in got if isinstance(m, dict) and m.get("result", {}).get("isError")]
+                if len(refused) != 1:
+                    failures.append(f"{label}: expected the tool to refuse it, got {got!r}")
             shapes = sorted((_shape(m) for m in got), key=repr)
             if shapes != sorted(case.answers, key=repr):
                 failures.append(f"{label}: answers {shapes}, expected {list(case.answers)}")
