@@ -428,10 +428,10 @@ async def test_fifo_is_refused_without_hanging(env):
 
 @pytest.mark.anyio
 async def test_fifo_swapped_in_after_the_check_does_not_hang(env, monkeypatch):
-    # As if a checked regular file were replaced by a FIFO between resolve() and open().
+    # As if a checked regular file were replaced by a FIFO between the check and the open.
     fifo = env.ws.root / "pipe"
     os.mkfifo(fifo)
-    monkeypatch.setattr(env.ws, "resolve", lambda path: fifo)
+    monkeypatch.setattr(env.ws, "_real_parts", lambda path: ("pipe",))  # read()'s check (resolve() is built on it)
     try:
         with anyio.fail_after(5), pytest.raises(ToolFailure) as caught:
             await anyio.to_thread.run_sync(env.ws.read, ReadTextFileArgs(path="pipe"), abandon_on_cancel=True)
@@ -447,15 +447,16 @@ async def test_fifo_swapped_in_after_the_check_does_not_hang(env, monkeypatch):
 
 
 def _swap_after_resolve(env: Env, monkeypatch, swap) -> None:
-    """Make resolve() do its real check, then change the tree: a race won by an attacker."""
-    checked = env.ws.resolve
+    """Make read()'s check (`_real_parts`, which resolve() is built on) do its real work, then
+    change the tree: a race won by an attacker."""
+    checked = env.ws._real_parts
 
     def resolve_then_swap(path):
         real = checked(path)
         swap()
         return real
 
-    monkeypatch.setattr(env.ws, "resolve", resolve_then_swap)
+    monkeypatch.setattr(env.ws, "_real_parts", resolve_then_swap)
 
 
 def _read_failure(env: Env, path: str) -> ToolFailure:
@@ -750,3 +751,11 @@ async def test_a_hard_link_is_forbidden_through_the_server(env):
         result = await client.call_tool(TOOL, {"path": "innocent.txt", "head": 5})
     assert result.is_error and result.structured_content["error"]["code"] == "FORBIDDEN"
     assert_no_leak(env, result.content[0].text)
+
+
+def test_the_printable_ascii_shortcut_refuses_what_the_category_check_refuses():
+    """_check_text skips the per-character look for printable ASCII: it must hold none to refuse."""
+    from course_lib.fs_server import _INVISIBLE
+
+    for code in range(128):
+        assert (unicodedata.category(chr(code)) in _INVISIBLE) is (not chr(code).isprintable()), hex(code)
