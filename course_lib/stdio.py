@@ -15,6 +15,13 @@ exit.
 The fast path needs asyncio on POSIX with stdin and stdout both pipes or sockets, which is how
 every MCP host starts a server. Anything else (Windows, trio, a terminal, a file redirect) gets
 the SDK's own transport unchanged.
+
+Every frame is answered as JSON-RPC 2.0 and MCP say (`check_frame`): the SDK drops a line it
+cannot parse (it logs it at DEBUG and the sender waits forever), so on the pipe path each line is
+checked first, and a malformed one is answered here (-32700, -32600 or -32602, as a
+`JSONRPCError`) and never forwarded. On the SDK's own transport `_Answering` answers from the
+SDK's parse error instead. A malformed notification gets no answer, as the spec says, but a line
+on stderr. tests/test_stdio_frames.py holds the table of cases.
 """
 
 from __future__ import annotations
@@ -207,7 +214,10 @@ class _Answering:
                 logger.warning("stdio: %s", verdict.log)
             for answer in verdict.answers:
                 logger.info("stdio: answered a malformed message: %s", answer.error.message)
-                await self._write.send(SessionMessage(answer))
+                try:
+                    await self._write.send(SessionMessage(answer))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):  # the session is closing
+                    logger.warning("stdio: could not answer a malformed message (%s): closing", answer.error.message)
 
     def __aiter__(self) -> _Answering:
         return self
