@@ -151,8 +151,13 @@ def check_value(frame: Any) -> Verdict:
 
 def check_message(frame: dict[str, Any]) -> Verdict:
     """`check_frame` for one parsed JSON object."""
-    if "method" not in frame and ("result" in frame or "error" in frame):
-        return FORWARD  # a response: the session matches it to a request or logs it
+    if "method" not in frame and ("result" in frame or "error" in frame):  # a response: never answered
+        try:
+            types.jsonrpc_message_adapter.validate_python(frame, by_name=False)  # rare: the SDK's own check
+        except pydantic.ValidationError as error:
+            return Verdict(log=f"malformed response not answered (responses get no response): "
+                               f"{error.errors()[0]['msg']}"[:300])
+        return FORWARD  # the session matches it to its request
     has_id = "id" in frame
     id_ = frame.get("id")
     if has_id and not _valid_id(id_):

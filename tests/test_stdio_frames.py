@@ -26,9 +26,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import mcp_types as types
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from course_lib.paths import workspace_dir
+from course_lib.stdio import check_frame
 
 REPO = Path(__file__).resolve().parents[1]
 PARSE, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
@@ -84,6 +88,8 @@ CASES = [
     Case("parse", "-Infinity as the id", b'{"jsonrpc": "2.0", "id": -Infinity, "method": "ping"}', _error(PARSE)),
     Case("parse", "two objects on one line", _ping(1) + _ping(2), _error(PARSE)),
     Case("parse", "trailing garbage", _ping(1) + b" x", _error(PARSE)),
+    Case("parse", "nested 10000 deep", b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": '
+         + b"[" * 10_000 + b"]" * 10_000 + b"}}", _error(PARSE)),  # past the parser's depth limit
     # Arrays: MCP has no batches since 2025-06-18. -32600, for each request id inside, else once with null.
     Case("batch", "empty batch", b"[]", _error(INVALID_REQUEST)),
     Case("batch", "batch of one request", b"[" + _ping(7) + b"]", _error(INVALID_REQUEST, 7)),
@@ -296,8 +302,6 @@ def test_every_malformed_frame_is_answered_and_the_server_stays_up(server):
 
 def test_the_error_responses_are_the_sdk_s_own_types():
     """What the transport writes is a `JSONRPCError` as the SDK parses it, with the spec's codes."""
-    import mcp_types as types
-
     assert (types.PARSE_ERROR, types.INVALID_REQUEST, types.METHOD_NOT_FOUND, types.INVALID_PARAMS) == (
         PARSE, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS)
     wire = Wire(SERVERS["fs_server"][0])
@@ -313,3 +317,33 @@ def test_the_error_responses_are_the_sdk_s_own_types():
         error = types.jsonrpc_message_adapter.validate_python(message)
         assert isinstance(error, types.JSONRPCError) and error.id is None
     assert sorted(m["error"]["code"] for m in got) == [PARSE, INVALID_REQUEST]
+
+
+# --- the check and the SDK agree -----------------------------------------------------------------
+
+BASES = [_ping(1), _j({"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "t", "arguments": {
+    "path": "x", "head": 2}}}), _j({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    _j({"jsonrpc": "2.0", "id": 3, "result": {}}), _j({"jsonrpc": "2.0", "id": 4, "error": {"code": 1, "message": "m"}})]
+PIECES = [b"", b" ", b'"', b",", b":", b"[", b"]", b"{", b"}", b"null", b"true", b"1", b"1.5", b"1e999", b"NaN",
+          b'"id"', b'"method"', b'"params"', b'"jsonrpc"', b'"2.0"', b"\xff", b"\\ud800"]
+
+
+@settings(max_examples=3000, derandomize=True, database=None, deadline=None)
+@given(base=st.sampled_from(BASES), cut=st.integers(0, 200), length=st.integers(0, 5),
+       piece=st.sampled_from(PIECES))
+def test_a_forwarded_frame_is_one_the_sdk_reads_as_what_it_is(base, cut, length, piece):
+    """What check_frame forwards, the SDK's own parser accepts, and a frame with an id stays a
+    request (never read as a notification, which would go unanswered); what it does not forward
+    gets an answer unless it is a notification or a response."""
+    cut = min(cut, len(base))
+    line = base[:cut] + piece + base[cut + length:]
+    verdict = check_frame(line)
+    if verdict.forward:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)  # raises if the SDK disagrees
+        frame = json.loads(line)
+        if isinstance(frame, dict) and "id" in frame and "method" in frame:
+            assert isinstance(message, types.JSONRPCRequest), line
+        return
+    assert verdict.answers or verdict.log, line
+    for answer in verdict.answers:
+        assert answer.error.code in (PARSE, INVALID_REQUEST, INVALID_PARAMS)
