@@ -13,6 +13,10 @@ machine slows every variant alike; each figure is the median of all the single c
 For each stdio server the server process's own CPU time per call is also noted (psutil): unlike
 wall time, it does not change when other programs keep the machine busy.
 
+(i)-(j) measure as an outside client does (issue 12): `mcp.Client(transport)` in its default mode
+("auto": our server then speaks the 2026-07-28 protocol, Node only the initialize handshake),
+`head: 2`, a relative path and each server's own absolute form of the file.
+
 Four what-if servers split the cost of our stdio server (see `benchmarks/_stdio_variants.py`):
 (e) the SDK floor, a trivial tool on the SDK's own stdio transport; (f) our server on that
 transport (stdin/stdout wrapped in worker threads) instead of `course_lib.stdio`'s event-loop
@@ -130,6 +134,9 @@ async def _open_variants(errlog: Any) -> AsyncIterator[tuple[list[Variant], dict
             skipped[NODE] = f"skipped: {str(missing).splitlines()[0]}"
     for kind, label in WHAT_IF.items():
         servers.append((label, lambda kind=kind: stdio_client(what_if_server(kind), errlog=errlog), False))
+    outside = [(OURS_OUTSIDE, lambda: stdio_client(our_stdio_server(), errlog=errlog), OUTSIDE_ARGS["ours"])]
+    if NODE not in skipped:
+        outside.append((NODE_OUTSIDE, lambda: stdio_client(params, errlog=errlog), OUTSIDE_ARGS["node"]()))
     async with AsyncExitStack() as stack:
         for label, make, with_connection in servers:
             client, connect_ms, pid = await _connect(stack, make, lambda t: Client(t, mode="legacy"))
@@ -141,7 +148,25 @@ async def _open_variants(errlog: Any) -> AsyncIterator[tuple[list[Variant], dict
                     f"{label} · McpConnection", lambda c=connection: c.call_tool(TOOL, ARGS), lambda r: _first_text(r[0]),
                     reset=connection.messages.clear, pid=pid,
                 ))  # fmt: skip
+        for label, make, paths in outside:  # as an outside client connects: Client(transport), mode "auto"
+            client, connect_ms, pid = await _connect(stack, make, Client)
+            for kind, arguments in paths.items():
+                variants.append(Variant(f"{label} · {kind} path", lambda c=client, a=arguments: c.call_tool(TOOL, a),
+                                        _first_text, connect_ms=connect_ms, pid=pid))
         yield variants, skipped
+
+
+# An outside client's measurement (issue 12): `mcp.Client(transport)` with its default mode
+# ("auto": our server then speaks 2026-07-28, Node falls back to the initialize handshake),
+# `head: 2`, a relative path and each server's own absolute form of the same file (Node refuses
+# `/workspace/...` unless its real root is /workspace, and a refusal is cheaper than a read).
+OURS_OUTSIDE = "(i) outside client: our server, stdio, mode auto"
+NODE_OUTSIDE = "(j) outside client: Node server, stdio, mode auto"
+OUTSIDE_ARGS = {
+    "ours": {"relative": {"path": "notes.txt", "head": 2}, "absolute": {"path": "/workspace/notes.txt", "head": 2}},
+    "node": lambda: {"relative": {"path": "notes.txt", "head": 2},
+                     "absolute": {"path": str(workspace_dir() / "notes.txt"), "head": 2}},
+}
 
 
 WHAT_IF = {
@@ -229,6 +254,16 @@ def run(quick: bool = False) -> list[Row]:
             spread = _per_round_ratios(by_label[f"(c) our server, stdio · {client}"], by_label[f"{NODE} · {client}"],
                                        per_round)
             rows.append(ratio_row(BENCH, what, ours, theirs, limit=1.0, note=spread))
+    for kind in ("relative", "absolute"):
+        ours, theirs = f"{OURS_OUTSIDE} · {kind} path", f"{NODE_OUTSIDE} · {kind} path"
+        what = f"outside client (mode auto, head 2, {kind} path): our stdio ÷ Node stdio"
+        if theirs not in wall:
+            rows.append(Row(BENCH, what, None, "×", "≤ 1.00×", None, skipped.get(NODE, "skipped")))
+            continue
+        note = _per_round_ratios(by_label[ours], by_label[theirs], per_round)
+        if ours in cpu and theirs in cpu:
+            note += f"; server CPU {cpu[ours]:.0f} vs {cpu[theirs]:.0f} µs per call"
+        rows.append(ratio_row(BENCH, what, wall[ours], wall[theirs], limit=1.0, note=note))
     node_cpu = cpu.get(f"{NODE} · mcp.Client")
     if node_cpu and "(c) our server, stdio · mcp.Client" in cpu:
         ours_cpu = cpu["(c) our server, stdio · mcp.Client"]
@@ -243,9 +278,11 @@ def run(quick: bool = False) -> list[Row]:
                     note="what the MCP layer adds on top of the read itself"))
 
     # The same five lines from every real server (ours keeps the final newline, the reference strips it).
-    lines = {label: text.rstrip("\n") for label, text in texts.items() if "floor" not in label}
-    if len(set(lines.values())) != 1:
-        rows.append(Row(BENCH, "results agree", None, "", note="DIFFERENT TEXTS: " + "; ".join(lines)))
+    for outside in (True, False):  # head 2 for the outside client, head 5 for the rest
+        lines = {label: text.rstrip("\n") for label, text in texts.items()
+                 if "floor" not in label and label.startswith(("(i)", "(j)")) == outside}
+        if len(set(lines.values())) > 1:
+            rows.append(Row(BENCH, "results agree", None, "", note="DIFFERENT TEXTS: " + "; ".join(lines)))
 
     history = 2000 if quick else 5000
     progress(f"{BENCH}: McpConnection history cost ({history} calls)")

@@ -13,8 +13,11 @@ the checked path is then opened one component at a time without following links,
 swapped for a link between the check and the open is refused, not followed.
 
 Decisions (pinned by tests/test_fs_server_attacks.py): only logical paths count, so the root's
-real path is FORBIDDEN; invisible characters (controls, bidi such as U+202E) are refused; `\\`,
-`C:`, `%2e`, fullwidth dots and `~` are plain characters; whole reads and head/tail are capped.
+real path is FORBIDDEN; a file with more than one hard link is FORBIDDEN (its other name may be
+outside the root); a path that changes while it is resolved or opened is NOT_FOUND (or FORBIDDEN
+if a link appeared on the way), never an internal error; invisible characters (controls, bidi
+such as U+202E) are refused; `\\`, `C:`, `%2e`, fullwidth dots and `~` are plain characters;
+whole reads and head/tail are capped.
 
 Run over stdio:  python -m course_lib.fs_server --root DIR [--name files]
 """
@@ -113,6 +116,8 @@ class Workspace:
             raise ValueError(f"logical root must be absolute, got {logical_root!r}")
         self.reads = 0
         self._lock = threading.Lock()  # reads may happen in worker threads
+        self._root_prefix = str(self.root).rstrip("/") + "/"  # the read path works on strings (fewer Paths)
+        self._logical_prefix = str(self.logical_root).rstrip("/") + "/"
 
     def resolve(self, path: str) -> Path:
         """Map a logical (`/workspace/...`) or relative path to a real regular file inside root.
@@ -123,35 +128,59 @@ class Workspace:
         Raises:
             ToolFailure: INVALID_INPUT (see _check_text; a directory, a file named with a
                 trailing '/', not a regular file, a link loop), FORBIDDEN (outside the root, by
-                `..` or through a symbolic link, or permission denied), NOT_FOUND (no such file).
+                `..` or through a symbolic link, or permission denied), NOT_FOUND (no such file,
+                or a link on the way removed or replaced while being followed).
+        """
+        return self.root.joinpath(*self._real_parts(path))
+
+    def _real_parts(self, path: str) -> tuple[str, ...]:
+        """resolve() as the components of the real file below the root (no Path built on the way).
+
+        Raises:
+            ToolFailure: as resolve().
         """
         _check_text(path)
         parts = self._inside_parts(PurePosixPath(path))
-        shown = quote(str(self.logical_root.joinpath(*parts)))
-        try:
-            real = self.root.joinpath(*parts).resolve()  # follows every link, dangling ones too
-        except RuntimeError:  # its text would name the real path
-            raise ToolFailure("INVALID_INPUT", f"{shown}: cannot be resolved (symbolic link loop)") from None
-        # is_relative_to compares components, so <root>_evil is not inside <root>.
-        if not real.is_relative_to(self.root):
-            raise ToolFailure("FORBIDDEN", f"{shown}: leads outside {self.logical_root} through a symbolic link")
-        try:
-            mode = real.stat().st_mode
-        except (FileNotFoundError, NotADirectoryError):
-            raise ToolFailure("NOT_FOUND", f"{shown}: no such file") from None
-        except PermissionError:
-            raise ToolFailure("FORBIDDEN", f"{shown}: permission denied") from None
-        except OSError as exc:
-            if exc.errno != errno.ENAMETOOLONG:
-                raise
-            raise ToolFailure("INVALID_INPUT", f"{shown}: name too long") from None
+        shown = quote(self._logical_text(parts))
+        mode = None
+        if parts:  # the usual case first: every component there, none a link (one lstat each)
+            current = self._root_prefix[:-1]
+            for index, part in enumerate(parts):
+                current = f"{current}/{part}"
+                try:
+                    info = os.lstat(current)
+                except OSError:
+                    break  # the full resolution below gives the answer
+                if stat.S_ISLNK(info.st_mode) or (index < len(parts) - 1 and not stat.S_ISDIR(info.st_mode)):
+                    break
+            else:
+                mode, real_parts = info.st_mode, tuple(parts)
+        if mode is None:  # a link, or something missing: resolve all the way, links followed
+            try:
+                real = self.root.joinpath(*parts).resolve()  # follows every link, dangling ones too
+            except RuntimeError:  # its text would name the real path
+                raise ToolFailure("INVALID_INPUT", f"{shown}: cannot be resolved (symbolic link loop)") from None
+            except OSError as exc:  # a link removed or replaced while being followed (realpath's readlink)
+                raise _os_failure(exc, shown) from None
+            # is_relative_to compares components, so <root>_evil is not inside <root>.
+            if not real.is_relative_to(self.root):
+                raise ToolFailure("FORBIDDEN", f"{shown}: leads outside {self.logical_root} through a symbolic link")
+            try:
+                mode = real.stat().st_mode
+            except OSError as exc:
+                raise _os_failure(exc, shown) from None
+            real_parts = real.relative_to(self.root).parts
         if stat.S_ISDIR(mode):
             raise ToolFailure("INVALID_INPUT", f"{shown}: is a directory")
         if not stat.S_ISREG(mode):
             raise ToolFailure("INVALID_INPUT", f"{shown}: not a regular file")
         if path.endswith(("/", "/.")):  # PurePosixPath dropped it, but POSIX says "a directory"
             raise ToolFailure("INVALID_INPUT", f"{shown}: is a file, but the path ends with '/'")
-        return real
+        return real_parts
+
+    def _logical_text(self, parts: tuple[str, ...] | list[str]) -> str:
+        """The logical path of components below the root, as `logical()` gives it."""
+        return self._logical_prefix + "/".join(parts) if parts else str(self.logical_root)
 
     def _inside_parts(self, pure: PurePosixPath) -> list[str]:
         """The components below the logical root, with `..` applied; refuse any way out."""
@@ -186,7 +215,8 @@ class Workspace:
 
         Raises:
             ToolFailure: from resolve(); INVALID_INPUT if what was opened is not a regular file,
-                is not UTF-8, or is over MAX_WHOLE_FILE_BYTES (or the lines over MAX_LINES_BYTES).
+                is not UTF-8, or is over MAX_WHOLE_FILE_BYTES (or the lines over MAX_LINES_BYTES);
+                FORBIDDEN if it has more than one hard link.
         """
         return self.read(args)[1]
 
@@ -196,13 +226,16 @@ class Workspace:
         Raises:
             ToolFailure: as read_text_file.
         """
-        real = self.resolve(args.path)
-        shown = self.logical(real)
+        real_parts = self._real_parts(args.path)
+        shown = self._logical_text(real_parts)
         named = quote(shown)
-        with os.fdopen(self._open_checked(real, named), "rb") as file:
+        with os.fdopen(self._open_parts(real_parts, named), "rb") as file:
             info = os.fstat(file.fileno())  # what was opened, not what was checked
             if not stat.S_ISREG(info.st_mode):
                 raise ToolFailure("INVALID_INPUT", f"{named}: not a regular file")
+            if info.st_nlink > 1:  # another name for the same file may be anywhere on the disk
+                raise ToolFailure("FORBIDDEN", f"{named}: has {info.st_nlink} hard links, so it may be a file from "
+                                               f"outside {self.logical_root}; not read")
             with self._lock:
                 self.reads += 1
             if args.head is None and args.tail is None:
@@ -223,7 +256,16 @@ class Workspace:
     def _open_checked(self, real: Path, named: str) -> int:
         """Open the file resolve() checked, refusing anything swapped in since the check.
 
-        `real` has every link resolved, so no component below the root may be a link now. The
+        Raises:
+            ToolFailure: as _open_parts.
+        """
+        return self._open_parts(real.relative_to(self.root).parts, named)
+
+    def _open_parts(self, parts: tuple[str, ...], named: str) -> int:
+        """Open the file at `parts` below the root (as _real_parts gave them), refusing anything
+        swapped in since the check.
+
+        `parts` have every link resolved, so no component below the root may be a link now. The
         path is opened one component at a time from the root with O_NOFOLLOW: a folder on the
         way replaced by a symbolic link (to outside the root, say) between the check and the open
         fails the open instead of being followed. O_NONBLOCK keeps a FIFO swapped in for the file
@@ -235,10 +277,9 @@ class Workspace:
                 (a component disappeared).
         """
         nofollow, flags = getattr(os, "O_NOFOLLOW", 0), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-        parts = real.relative_to(self.root).parts
         try:
             if os.open not in os.supports_dir_fd:
-                return os.open(real, flags | nofollow)
+                return os.open(self.root.joinpath(*parts), flags | nofollow)
             folder = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | nofollow)
             try:
                 for part in parts[:-1]:
@@ -248,15 +289,28 @@ class Workspace:
                 return os.open(parts[-1], flags | nofollow, dir_fd=folder)
             finally:
                 os.close(folder)
-        except PermissionError:
-            raise ToolFailure("FORBIDDEN", f"{named}: permission denied") from None
-        except FileNotFoundError:
-            raise ToolFailure("NOT_FOUND", f"{named}: no such file") from None
         except OSError as error:
             if error.errno not in (errno.ELOOP, errno.ENOTDIR):
-                raise
+                raise _os_failure(error, named) from None
             raise ToolFailure("FORBIDDEN", f"{named}: changed while being opened (a symbolic link appeared "
                                            "on the way); not followed") from None
+
+
+def _os_failure(error: OSError, shown: str) -> ToolFailure | OSError:
+    """The ToolFailure for an OSError met while finding or opening `shown`; any other error unchanged.
+
+    A file or link removed or replaced under the read (ENOENT, ENOTDIR, or EINVAL from readlink
+    on what is no longer a link; ESTALE on NFS) is NOT_FOUND: it is not there to read.
+    """
+    if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.EINVAL, getattr(errno, "ESTALE", errno.ENOENT)):
+        return ToolFailure("NOT_FOUND", f"{shown}: no such file")
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return ToolFailure("FORBIDDEN", f"{shown}: permission denied")
+    if error.errno == errno.ENAMETOOLONG:
+        return ToolFailure("INVALID_INPUT", f"{shown}: name too long")
+    if error.errno == errno.ENXIO:  # opening a socket
+        return ToolFailure("INVALID_INPUT", f"{shown}: not a regular file")
+    return error
 
 
 def _check_text(path: Any) -> None:
@@ -271,7 +325,7 @@ def _check_text(path: Any) -> None:
         raise ToolFailure("INVALID_INPUT", "path contains a NUL byte")
     if len(path) > MAX_PATH_CHARS:
         raise ToolFailure("INVALID_INPUT", f"path is too long: {len(path)} characters (limit {MAX_PATH_CHARS})")
-    for char in path:
+    for char in "" if path.isascii() and path.isprintable() else path:  # printable ASCII has none
         if unicodedata.category(char) in _INVISIBLE:  # named by code point: echoing it would hide it
             raise ToolFailure("INVALID_INPUT", f"path contains a control or invisible character (U+{ord(char):04X})")
     for name in path.split("/"):

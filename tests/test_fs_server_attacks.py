@@ -15,11 +15,17 @@ Decisions the cases pin down (see course_lib/fs_server.py):
   POSIX: never decoded, normalized or expanded, so they cannot climb out.
 - A whole read is capped at MAX_WHOLE_FILE_BYTES; head/tail read bounded blocks and their answer
   is capped at MAX_LINES_BYTES, so no request can make the server load a huge file.
+- A regular file with more than one hard link is FORBIDDEN: its other name may be outside the
+  root, and nothing in the file says where. A link removed or replaced while being resolved or
+  opened is NOT_FOUND (or FORBIDDEN if a link appeared on the way), never an internal error.
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import os
+import threading
 import tracemalloc
 import unicodedata
 from dataclasses import dataclass
@@ -422,10 +428,10 @@ async def test_fifo_is_refused_without_hanging(env):
 
 @pytest.mark.anyio
 async def test_fifo_swapped_in_after_the_check_does_not_hang(env, monkeypatch):
-    # As if a checked regular file were replaced by a FIFO between resolve() and open().
+    # As if a checked regular file were replaced by a FIFO between the check and the open.
     fifo = env.ws.root / "pipe"
     os.mkfifo(fifo)
-    monkeypatch.setattr(env.ws, "resolve", lambda path: fifo)
+    monkeypatch.setattr(env.ws, "_real_parts", lambda path: ("pipe",))  # read()'s check (resolve() is built on it)
     try:
         with anyio.fail_after(5), pytest.raises(ToolFailure) as caught:
             await anyio.to_thread.run_sync(env.ws.read, ReadTextFileArgs(path="pipe"), abandon_on_cancel=True)
@@ -441,15 +447,16 @@ async def test_fifo_swapped_in_after_the_check_does_not_hang(env, monkeypatch):
 
 
 def _swap_after_resolve(env: Env, monkeypatch, swap) -> None:
-    """Make resolve() do its real check, then change the tree: a race won by an attacker."""
-    checked = env.ws.resolve
+    """Make read()'s check (`_real_parts`, which resolve() is built on) do its real work, then
+    change the tree: a race won by an attacker."""
+    checked = env.ws._real_parts
 
     def resolve_then_swap(path):
         real = checked(path)
         swap()
         return real
 
-    monkeypatch.setattr(env.ws, "resolve", resolve_then_swap)
+    monkeypatch.setattr(env.ws, "_real_parts", resolve_then_swap)
 
 
 def _read_failure(env: Env, path: str) -> ToolFailure:
@@ -636,3 +643,119 @@ async def test_attack_subset_through_the_server(env, mode):
     assert ok.structured_content == {"path": "/workspace/notes.txt", "text": "alpha\nbeta\n", "lines": 2}
     assert env.ws.reads == 1
 
+
+
+# --- a link changed while it is being resolved ---------------------------------------------------
+
+
+def _change_link_when_followed(env: Env, monkeypatch, link: Path, change) -> None:
+    """Let realpath find `link` a link (its lstat), then change it before realpath reads it."""
+    real_readlink = os.readlink
+
+    def readlink_after_change(path, *args, **kwargs):
+        if os.fspath(path) == str(link):
+            change()
+        return real_readlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "readlink", readlink_after_change)
+
+
+@pytest.mark.parametrize("change", ["removed", "replaced by a file", "replaced by a folder"])
+def test_a_link_changed_while_being_resolved_is_not_found(env, monkeypatch, change):
+    link = env.root / "shortcut.txt"
+    link.symlink_to("notes.txt")
+
+    def swap():
+        link.unlink()
+        if change == "replaced by a file":
+            link.write_text("new\n")
+        elif change == "replaced by a folder":
+            link.mkdir()
+
+    _change_link_when_followed(env, monkeypatch, link, swap)
+    failure = _read_failure(env, "shortcut.txt")
+    assert (failure.code, failure.message) == ("NOT_FOUND", "'/workspace/shortcut.txt': no such file")
+
+
+@pytest.mark.anyio
+async def test_a_link_removed_while_being_resolved_is_not_found_through_the_server(env, monkeypatch):
+    link = env.root / "docs" / "latest.md"
+    link.symlink_to("guide.md")
+    _change_link_when_followed(env, monkeypatch, link, link.unlink)
+    async with Client(build_server(env.ws), mode="legacy") as client:
+        result = await client.call_tool(TOOL, {"path": "/workspace/docs/latest.md"})
+    assert result.is_error
+    assert result.structured_content == {"error": {"code": "NOT_FOUND",
+                                                   "message": "'/workspace/docs/latest.md': no such file"}}
+
+
+def test_links_and_files_flipping_under_reads_are_never_an_internal_error(env):
+    """A real race: a thread creates and removes links and a file while reads go on."""
+    stop = threading.Event()
+
+    def flip():
+        while not stop.is_set():
+            for name, target in (("link.txt", "notes.txt"), ("dirlink", "docs")):
+                with contextlib.suppress(FileExistsError):
+                    (env.root / name).symlink_to(target)
+                with contextlib.suppress(FileNotFoundError):
+                    (env.root / name).unlink()
+            (env.root / "gone.txt").write_text("here\n")
+            (env.root / "gone.txt").unlink()
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    codes: collections.Counter[str] = collections.Counter()
+    try:
+        for _ in range(1500):
+            for path in ("link.txt", "dirlink/guide.md", "gone.txt"):
+                codes[code_of(env, path)] += 1  # outcome() fails on anything but a ToolFailure or a read
+    finally:
+        stop.set()
+        flipper.join()
+    assert set(codes) <= {"OK", "NOT_FOUND", "FORBIDDEN"}, codes  # FORBIDDEN: a link appeared mid-open
+
+
+# --- hard links ----------------------------------------------------------------------------------
+
+
+def test_a_hard_link_to_a_file_outside_is_forbidden(env):
+    os.link(env.tmp / "outside" / "secret.txt", env.root / "innocent.txt")
+    code, message = outcome(env, "innocent.txt")
+    assert (code, message) == ("FORBIDDEN", "'/workspace/innocent.txt': has 2 hard links, so it may be a file "
+                                            "from outside /workspace; not read")  # fmt: skip
+    assert env.ws.reads == 0
+    for options in ({"head": 1}, {"tail": 1}):
+        assert code_of(env, "/workspace/innocent.txt", **options) == "FORBIDDEN"
+
+
+def test_a_hard_link_inside_the_root_is_forbidden_too(env):
+    """Both names inside: the server cannot tell where the other name is, so it refuses both."""
+    os.link(env.root / "notes.txt", env.root / "docs" / "copy.txt")
+    assert code_of(env, "notes.txt") == code_of(env, "docs/copy.txt") == "FORBIDDEN"
+    (env.root / "docs" / "copy.txt").unlink()
+    assert outcome(env, "notes.txt") == ("OK", NOTES)  # one name again: read
+
+
+def test_a_symlink_to_a_hard_linked_file_is_forbidden(env):
+    os.link(env.tmp / "outside" / "secret.txt", env.root / "docs" / "h.txt")
+    (env.root / "alias.txt").symlink_to("docs/h.txt")
+    assert outcome(env, "alias.txt") == ("FORBIDDEN", "'/workspace/docs/h.txt': has 2 hard links, so it may be a "
+                                                      "file from outside /workspace; not read")  # fmt: skip
+
+
+@pytest.mark.anyio
+async def test_a_hard_link_is_forbidden_through_the_server(env):
+    os.link(env.tmp / "outside" / "secret.txt", env.root / "innocent.txt")
+    async with Client(build_server(env.ws), mode="legacy") as client:
+        result = await client.call_tool(TOOL, {"path": "innocent.txt", "head": 5})
+    assert result.is_error and result.structured_content["error"]["code"] == "FORBIDDEN"
+    assert_no_leak(env, result.content[0].text)
+
+
+def test_the_printable_ascii_shortcut_refuses_what_the_category_check_refuses():
+    """_check_text skips the per-character look for printable ASCII: it must hold none to refuse."""
+    from course_lib.fs_server import _INVISIBLE
+
+    for code in range(128):
+        assert (unicodedata.category(chr(code)) in _INVISIBLE) is (not chr(code).isprintable()), hex(code)

@@ -118,12 +118,46 @@ def test_concurrent_requests_are_each_answered_once(server):
     _finish(server)
 
 
-def test_an_overlong_line_is_dropped_and_serving_goes_on(server):
-    server.stdin.write(b'{"jsonrpc": "2.0", "junk": "' + b"z" * (65 * 1024 * 1024) + b'"}\n')  # over 64 MiB
+@pytest.mark.parametrize("newline_at", ["in the buffer", "after more reads"])
+def test_an_overlong_line_is_answered_skipped_whole_and_serving_goes_on(server, newline_at):
+    line = b'{"jsonrpc": "2.0", "id": 5, "method": "ping", "junk": "' + b"z" * (65 * 1024 * 1024) + b'"}\n'
+    if newline_at == "in the buffer":
+        server.stdin.write(line)  # the reader may find the newline past the limit in what it holds
+    else:
+        for start in range(0, len(line), 1024 * 1024):  # or only after dropping what it held
+            server.stdin.write(line[start:start + 1024 * 1024])
+            server.stdin.flush()
     server.stdin.write(_line(_call(1, text="after")))
     server.stdin.flush()
+    refused = json.loads(server.stdout.readline())  # one answer, not one per piece of the line
+    assert (refused["id"], refused["error"]["code"]) == (None, -32700)
+    assert "over 67108864 bytes" in refused["error"]["message"]
     assert _result_text(server.stdout.readline()) == (1, json.dumps({"stdin": "", "received": 5}))
-    _finish(server)
+    rest, _ = _finish(server)
+    assert rest == "after serving: blocking True True\n"
+
+
+def test_the_sdk_transport_answers_what_it_cannot_parse(tmp_path):
+    """No pipes (a file as stdin): the SDK's transport parses, and `_Answering` answers what it refused."""
+    script = tmp_path / "echo_server.py"
+    script.write_text(ECHO_SERVER, encoding="utf-8")
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(_line(INITIALIZE) + _line(INITIALIZED) + b"not json\n[]\n"
+                         + b'{"jsonrpc": "1.0", "id": 2, "method": "ping"}\n'
+                         + b'{"jsonrpc": "2.0", "id": 3, "method": 5}\n'
+                         + b'{"jsonrpc": "2.0", "id": 4, "method": "ping", "params": []}\n'
+                         + b'{"jsonrpc": "2.0", "method": "notifications/initialized", "params": []}\n'
+                         + _line(_call(9, text="after")))
+    with requests.open("rb") as stdin:
+        done = subprocess.run([sys.executable, str(script)], cwd=REPO, stdin=stdin, capture_output=True,
+                              text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "stdio: the SDK's thread-wrapped stdin/stdout" in done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()[1:-1]]  # after initialize, before the print
+    errors = sorted((a["id"] if a["id"] is not None else -1, a["error"]["code"]) for a in answers if "error" in a)
+    assert errors == [(-1, -32700), (-1, -32600), (2, -32600), (3, -32600), (4, -32602)]
+    assert [a["id"] for a in answers if "result" in a] == [9]
+    assert "malformed notification 'notifications/initialized' not answered" in done.stderr
 
 
 def test_stdin_that_is_not_a_pipe_gets_the_sdk_transport(tmp_path):
