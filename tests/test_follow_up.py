@@ -9,7 +9,7 @@ NOTE = ("# Agent loop vs tool calling\nTool calling is how a model asks for one 
         "Updated: 2026-09-30\n")  # fmt: skip
 READ = {"/notes/agent.md": NOTE, "/notes/stub.md": "# Stub\nTODO: write it.\n"}
 ANSWER = "- Tool calling is how a model asks for one call. [/notes/agent.md]\n\nSources: /notes/agent.md"
-CORPUS = [NOTE, "# Other\nThe goal of a retry is a result the caller chooses to keep.\n"]
+CORPUS = [NOTE, "# Other\nThe goal of an agent retry is a result the caller chooses to keep.\n"]
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def question():
 def test_the_question_is_about_a_sentence_the_answer_did_not_use(question):
     assert question.path == "/notes/agent.md" and question.title == "Agent loop vs tool calling"
     assert question.sentence.startswith("An agent keeps state")
-    assert question.key_terms == ("state", "observation")  # the rarest in the corpus: "goal" and "chooses" are in the other note too
+    assert question.key_terms == ("state", "observation")  # the rarest in the corpus: "agent", "goal" and "chooses" are in the other note too
     assert "An agent keeps ____ about a goal, reads each ____ and chooses" in question.text
 
 
