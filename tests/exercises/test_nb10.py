@@ -397,3 +397,70 @@ def test_missing_and_malformed_answers_are_named(capsys):
     assert "blind_retry still needs" in run(nb10.check_diagnoses, answers(blind_retry=("F", ...)), capsys)
     assert "'Z' is not a row" in run(nb10.check_diagnoses, answers(injection=("Z", "identity")), capsys)
     assert "is not a trace" in run(nb10.check_diagnoses, answers(nonsense=("A", "call trace")), capsys)
+
+
+# ---- drill 8: the Responses loop from scratch ------------------------------------------------------
+
+
+def _loop(send_back, *, budget=True, status=False):
+    """A learner's run_loop; `send_back(response, calls, execute)` builds the items appended each turn."""
+
+    def run_loop(client, model, task, tools, execute, max_steps=5):
+        items = [{"role": "user", "content": task}]
+        steps = range(max_steps) if budget else iter(int, 1)
+        for _ in steps:
+            response = client.responses.create(model=model, input=items, tools=tools)
+            if status and response.status != "completed":
+                raise RuntimeError(response.status)
+            calls = [item for item in response.output if item.type == "function_call"]
+            if not calls:
+                return response.output_text
+            items += send_back(response, calls, execute)
+        raise RuntimeError("budget")
+
+    return run_loop
+
+
+def _outputs(calls, execute, key="call_id"):
+    return [{"type": "function_call_output", "call_id": getattr(c, key), "output": execute(c)} for c in calls]
+
+
+def test_the_reference_loop_passes(capsys):
+    assert nb10.check_responses_loop(nb10.SOLUTIONS["check_responses_loop"]()) is True
+    assert capsys.readouterr().out.startswith("✓ the loop sends the whole context")
+
+
+def test_each_wrong_loop_is_told_its_own_mistake(capsys):
+    everything = lambda r, calls, ex: [i.to_dict() for i in r.output] + _outputs(calls, ex)  # noqa: E731
+    wrong = {
+        "only output[0]": (lambda r, calls, ex: [i.to_dict() for i in r.output] + _outputs(calls[:1], ex),
+                           "run every call of the response (walk all of response.output, not output[0])"),
+        "outputs without the calls": (lambda r, calls, ex: _outputs(calls, ex),
+                                      "append every item of response.output to the input first"),
+        "item.id for call_id": (lambda r, calls, ex: [i.to_dict() for i in r.output] + _outputs(calls, ex, "id"),
+                                "that is the item's id (fc_…), not its call_id"),
+        "model_dump": (lambda r, calls, ex: [i.model_dump() for i in r.output] + _outputs(calls, ex),
+                       "item.model_dump() adds fields the API refuses"),
+        "an object as output": (lambda r, calls, ex: [i.to_dict() for i in r.output]
+                                + [{"type": "function_call_output", "call_id": c.call_id, "output": {"t": ex(c)}}
+                                   for c in calls], "function_call_output.output is text"),
+        "only the first call and its output": (lambda r, calls, ex: [calls[0].to_dict(), *_outputs(calls[:1], ex)],
+                                               "the response held two function_call items: run both"),
+    }  # fmt: skip
+    for name, (send_back, says) in wrong.items():
+        assert nb10.check_responses_loop(_loop(send_back, status=True)) is False
+        assert says in capsys.readouterr().out, name
+    assert nb10.check_responses_loop(_loop(everything, budget=False, status=True)) is False
+    assert "your loop was still asking after 8 requests; stop after max_steps (3)" in capsys.readouterr().out
+    assert nb10.check_responses_loop(_loop(everything)) is False  # no look at response.status
+    assert "check response.status: 'incomplete'" in capsys.readouterr().out
+
+
+def test_a_loop_that_returns_the_response_is_told_to_return_text(capsys):
+    def returns_response(client, model, task, tools, execute, max_steps=5):
+        return client.responses.create(model=model, input=task, tools=tools)
+
+    assert nb10.check_responses_loop(returns_response) is False
+    assert "return the final answer text (response.output_text)" in capsys.readouterr().out
+    assert nb10.check_responses_loop(...) is False
+    assert capsys.readouterr().out.startswith("✗ Not answered yet: write run_loop(")
