@@ -464,3 +464,45 @@ def test_a_loop_that_returns_the_response_is_told_to_return_text(capsys):
     assert "return the final answer text (response.output_text)" in capsys.readouterr().out
     assert nb10.check_responses_loop(...) is False
     assert capsys.readouterr().out.startswith("✗ Not answered yet: write run_loop(")
+
+
+def test_a_wrong_move_is_told_what_that_move_is_for(capsys):
+    out = run(nb10.check_next_step, lambda e, w, k: "retry", capsys)  # "just retry everything"
+    assert out.startswith("✗ case 1 (a read whose head was the text \"5\"")
+    assert "you said 'retry', the move for a failure that can recover (retryable true) where repeating is safe" in out
+    out = run(nb10.check_next_step, lambda e, w, k: "fix_arguments" if e["code"] == "NOT_FOUND" else
+              nb10.SOLUTIONS["check_next_step"]()(e, w, k), capsys)  # fmt: skip
+    assert "you said 'fix_arguments', the move for INVALID_INPUT only; the next step is 'search_again'" in out
+
+
+def test_parse_mistakes_learners_write_are_named(capsys):
+    import ast
+
+    def literal(text):
+        value = ast.literal_eval(text.strip()) if isinstance(text, str) and text.strip() else None
+        if not isinstance(value, dict):
+            raise ValueError("not an object")
+        return value
+
+    out = run(nb10.check_parse_arguments, literal, capsys)
+    assert "JSON has null, true and false: parse it with json.loads (ast.literal_eval and eval read Python" in out
+
+    def quote_replace(text):  # turns single quotes into double ones before parsing
+        return nb10.SOLUTIONS["check_parse_arguments"]()(text.replace("'", '"') if isinstance(text, str) else text)
+
+    assert "JSON strings use double quotes" in run(nb10.check_parse_arguments, quote_replace, capsys)
+
+    def swallow(text):
+        try:
+            return nb10.SOLUTIONS["check_parse_arguments"]()(text)
+        except ValueError:
+            return {}
+
+    out = run(nb10.check_parse_arguments, swallow, capsys)
+    assert "you returned {}; refuse it with ValueError. Returning an empty dict on a parse error hides" in out
+
+    def empty_is_defaults(text):
+        return {} if text == "" else nb10.SOLUTIONS["check_parse_arguments"]()(text)
+
+    out = run(nb10.check_parse_arguments, empty_is_defaults, capsys)
+    assert "an empty text is not {}: a model that sent nothing did not ask for the defaults" in out
