@@ -506,3 +506,18 @@ def test_parse_mistakes_learners_write_are_named(capsys):
 
     out = run(nb10.check_parse_arguments, empty_is_defaults, capsys)
     assert "an empty text is not {}: a model that sent nothing did not ask for the defaults" in out
+
+
+def test_pairing_on_the_item_id_or_reading_type_off_a_message_is_named(capsys):
+    def by_item_id(items):
+        calls = {i["id"]: i for i in items if i.get("type") == "function_call"}
+        return {i["id"]: i["output"] for i in items if i.get("type") == "function_call_output" and calls}
+
+    out = run(nb10.check_pair_call_ids, by_item_id, capsys)
+    assert "outputs have no 'id': pair on 'call_id'" in out
+
+    def assumes_type(items):
+        return {i["call_id"]: i["output"] for i in items if i["type"] == "function_call_output"}
+
+    out = run(nb10.check_pair_call_ids, assumes_type, capsys)
+    assert "a message has a 'role' and no 'type': use item.get('type')" in out
