@@ -4,15 +4,20 @@ from functools import partial
 
 import pytest
 
-from course_lib.backend import make_client
+import httpx
+import openai
+
+from course_lib.backend import OFFLINE_BASE_URL
 from course_lib.comparison import Guesses, WithoutTool, compare, comparison_table
 from course_lib.evaluation import load_questions
+from course_lib.offline_model import offline_transport
 
 
 @pytest.fixture(scope="module")
 def results():
     questions = [q for q in load_questions() if q.id in {"q01", "q13", "q15", "q17", "q23"}]
-    with make_client() as client:  # offline: tests/conftest.py removes any API key
+    with openai.OpenAI(api_key="offline", base_url=OFFLINE_BASE_URL, max_retries=0,
+                       http_client=httpx.Client(transport=offline_transport())) as client:  # offline, whatever the env says
         yield compare({"baseline": None, "no search step": partial(WithoutTool, tool="search_notes"),
                        "guesses": Guesses}, questions, client=client)  # fmt: skip
 
