@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
 
-.PHONY: lab test test-fast notebooks fixtures verify node-tools bench binder-requirements clean
+.PHONY: lab test test-fast notebooks translations check-translations fixtures verify node-tools bench binder-requirements clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,10 +29,20 @@ test: $(VENV)/.installed
 test-fast: $(VENV)/.installed  ## unit tests only, no notebooks
 	$(BIN)/python -m pytest tests
 
-notebooks: $(VENV)/.installed  ## re-execute every notebook in place, storing fresh outputs
+notebooks: $(VENV)/.installed  ## re-execute every notebook in place, storing fresh outputs; then build and execute the zh-CN edition
 	cd notebooks && for nb in [0-9]*.ipynb; do \
 		../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
 			&& ../$(BIN)/python ../.ci/stable_widget_ids.py "$$nb" || exit 1; done
+	$(BIN)/python tools/translations.py build
+	cd notebooks/zh-CN && for nb in $$(ls [0-9]*.ipynb 2>/dev/null); do \
+		../../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
+			&& ../../$(BIN)/python ../../.ci/stable_widget_ids.py "$$nb" || exit 1; done
+
+translations: $(VENV)/.installed  ## update every zh-CN catalog (notebooks/locale) from its English notebook
+	$(BIN)/python tools/translations.py extract
+
+check-translations: $(VENV)/.installed  ## fail, naming notebook and cell, where the zh-CN edition is not in step
+	$(BIN)/python tools/translations.py check
 
 fixtures: $(VENV)/.installed  ## re-record fixtures/*.json from a real offline run
 	$(BIN)/python -m course_lib.fixtures
@@ -46,7 +56,7 @@ bench: $(VENV)/.installed  ## benchmarks against real peers; prints figures (nee
 	cd tests/node && npm install --no-audit --no-fund
 	$(BIN)/python -m benchmarks
 
-node-tools:  ## the pinned MCP Inspector and reference filesystem server, into tests/node (needs Node.js)
+node-tools:  ## the pinned MCP Inspector, reference filesystem server, conformance suite and Node 22, into tests/node (needs Node.js)
 	cd tests/node && npm install --no-audit --no-fund
 
 binder-requirements:  ## re-pin binder/requirements.txt from pyproject.toml in a fresh Python 3.12 venv

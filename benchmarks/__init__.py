@@ -1,7 +1,7 @@
 """Benchmarks of course_lib against real peers; they print figures and never fail on a missed goal.
 
     python -m benchmarks                 # everything, one table (what `make bench` runs)
-    python -m benchmarks loop parallel   # some of them: tool_call, loop, parallel, course
+    python -m benchmarks loop parallel   # some of them: tool_call, loop, parallel, course, http
     python -m benchmarks --quick         # fewer repetitions: a smoke run, not figures to quote
 
 Each module has `run(quick) -> list[Row]`. Speed goals live here, never in timed tests: the

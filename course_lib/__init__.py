@@ -5,10 +5,12 @@ Start here:   course         start_course(): the model client, the wire capture,
 
 Rules         declarations   MCP tool ⇄ Responses function tool; strict-mode adaptation
 Values        arguments      the model's arguments text → object → validated input
-MCP           fs_server      the sandboxed files server (in-process or stdio)
+MCP           fs_server      the sandboxed files server (in-process, stdio or HTTP)
               connection     an mcp.Client whose JSON-RPC messages are recorded as they cross
               host           several servers under aliases; a sync API for cells and widgets
               stdio          the servers over stdin/stdout for outside hosts, on event-loop pipes
+              http_transport the servers over Streamable HTTP (--http): Origin checks, bearer tokens
+              http_show      HTTP exchanges printed as they crossed, port and session id masked
 Results       loop           function_call_output, the second request, stop conditions
               verify         link-by-link checks of a recorded round trip (fixtures)
 Reliability   results        the normalized {ok, data | error{code, message, retryable}}
@@ -20,7 +22,8 @@ Reliability   results        the normalized {ok, data | error{code, message, ret
               guarded_loop   the loop with the execution layer and defined terminal statuses
 Explore       explorer       which objects change when head/path change (a widget)
 The model     offline_model  the deterministic offline Responses endpoint; backend picks it
-Outside       node_tools     the MCP Inspector and the reference server; side_by_side compares
+Outside       node_tools     the MCP Inspector, the reference server, the conformance suite;
+                             side_by_side compares; conformance_client is the host as its client
 Capstone      notes_server   the notes MCP server: search, read, save a learning gap
               assistant      search → read → answer with sources → approved write
               evaluation     metrics from traces over a question set

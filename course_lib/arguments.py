@@ -7,7 +7,10 @@ and reads no file.
 
 `ReadTextFileArgs` is the single source of the rule for `read_text_file`: the
 published `inputSchema` is generated from it and the server validates with it, so
-the declared rule and the enforced rule cannot drift apart.
+the declared rule and the enforced rule cannot drift apart. One place needs care:
+JSON Schema's `integer` is any number with no fractional part, so `20.0` and `1e2`
+keep the published rule, and `JsonIntOrNone` makes the check accept them too (as 20 and
+100) while pydantic's strict mode still refuses `"20"`, `true` and `20.5`.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -166,19 +169,33 @@ def _article(noun: str) -> str:
     return ("an " if noun[0] in "aeiou" else "a ") + noun
 
 
+def _integral(value: Any) -> Any:
+    """A float with no fractional part as the int it equals (20.0 → 20); anything else unchanged."""
+    # JSON Schema (2020-12 validation, §6.1.1): "integer" matches "any number with a zero fractional
+    # part", so a schema with `type: integer` accepts 20.0 and 1e2. bool is no float, so true stays refused.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+JsonIntOrNone = Annotated[int | None, BeforeValidator(_integral)]
+"""An optional integer as JSON Schema means it: 20 and 20.0 (and 1e2) pass, as 20 (100); "20", true
+and 20.5 do not. The published schema stays `{"type": "integer"}` or null, with its `minimum`."""
+
+
 class ReadTextFileArgs(BaseModel):
     """The rule for `read_text_file`: a path, and at most one of head/tail."""
 
-    # strict: "5", 5.0 and true are not 5; forbid: an unknown property is an error, not ignored.
+    # strict: "5" and true are not 5 (5.0 is: see JsonIntOrNone); forbid: an unknown property is an error.
     model_config = ConfigDict(strict=True, extra="forbid")
 
     path: str = Field(
         description="Path of the file to read, e.g. /workspace/notes.txt (or relative to /workspace)"
     )
-    head: int | None = Field(
+    head: JsonIntOrNone = Field(
         default=None, ge=1, description="If provided, returns only the first N lines of the file"
     )
-    tail: int | None = Field(
+    tail: JsonIntOrNone = Field(
         default=None, ge=1, description="If provided, returns only the last N lines of the file"
     )
 

@@ -11,6 +11,11 @@ here uses public mcp APIs (`mcp.Client`, `mcp.server.Server.run`,
         result, exchange = await conn.call_tool("read_text_file", {"path": "notes.txt", "head": 5})
         exchange.request["id"], exchange.response["result"]["isError"]
 
+A server can also be a URL (`"http://127.0.0.1:8765/mcp"`): the SDK's Streamable HTTP client
+(`mcp.client.streamable_http.streamable_http_client`) then carries the messages, and an httpx2
+event hook on the HTTP client we hand it records each HTTP exchange in `conn.http` (method,
+status, the MCP headers, JSON bodies; an SSE body's messages are in `conn.messages`).
+
 `mode="legacy"` (the default here) performs the initialize handshake and negotiates protocol
 2025-11-25, the closest to the 2025-06-18 spec the source text follows; `mode="auto"` probes
 `server/discover` and speaks 2026-07-28 (every request then carries `_meta` with the protocol
@@ -26,8 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
+import httpx2
 import mcp_types
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.shared.memory import create_client_server_memory_streams
 
@@ -117,25 +124,127 @@ async def recorded(
                 tg.cancel_scope.cancel()
 
 
+# The headers that tell the story of an MCP HTTP exchange (lower-case, as httpx2 reports them).
+_REQUEST_HEADERS = ("accept", "content-type", "mcp-protocol-version", "mcp-session-id", "origin", "last-event-id")
+_RESPONSE_HEADERS = ("content-type", "mcp-session-id", "www-authenticate")
+
+
+@dataclass(frozen=True)
+class HttpExchange:
+    """One HTTP request and its response, as the SDK's HTTP client sent and received them.
+
+    `request_headers` keeps the headers MCP defines or relies on (and any other `mcp-*`); an
+    `authorization` header is recorded as `"Bearer <redacted>"`, never its value.
+    `response_body` is the parsed JSON of an `application/json` answer, else None (an SSE
+    stream's messages are in `McpConnection.messages`; an empty 202 has none).
+    """
+
+    method: str
+    path: str
+    request_headers: dict[str, str]
+    request_body: Any
+    status: int
+    response_headers: dict[str, str]
+    response_body: Any
+
+    @property
+    def content_type(self) -> str:
+        """`application/json`, `text/event-stream`, or "" (no body), without parameters."""
+        return self.response_headers.get("content-type", "").split(";")[0].strip()
+
+    @property
+    def jsonrpc_method(self) -> str | None:
+        """The JSON-RPC method this POST carried (None for GET/DELETE and for a reply)."""
+        body = self.request_body
+        return body.get("method") if isinstance(body, dict) else None
+
+
+def _kept(headers: httpx2.Headers, names: tuple[str, ...]) -> dict[str, str]:
+    kept = {k: v for k, v in headers.items() if k in names or k.startswith("mcp-")}
+    if "authorization" in headers:
+        kept["authorization"] = headers["authorization"].split(" ")[0] + " <redacted>"
+    return kept
+
+
+def _json_or_none(data: bytes) -> Any:
+    try:
+        return json.loads(data) if data else None
+    except ValueError:
+        return data.decode("utf-8", "replace")
+
+
+@asynccontextmanager
+async def http_transport(
+    url: str, http_log: list[HttpExchange], *, headers: dict[str, str] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's Streamable HTTP client transport, on an `httpx2.AsyncClient` that records each exchange.
+
+    `headers` go on every request (e.g. `{"Authorization": "Bearer ..."}`); they are sent only to
+    `url`'s origin (the SDK follows no redirect off it) and recorded redacted.
+    """
+
+    async def record(response: httpx2.Response) -> None:
+        request = response.request
+        body = None
+        if response.headers.get("content-type", "").startswith("application/json"):
+            body = _json_or_none(await response.aread())  # cached: the SDK reads the same bytes
+        http_log.append(HttpExchange(
+            request.method, request.url.path, _kept(request.headers, _REQUEST_HEADERS),
+            _json_or_none(request.content), response.status_code,
+            _kept(response.headers, _RESPONSE_HEADERS), body))
+
+    # The SDK's own defaults (mcp.shared._httpx_utils): 30 s, and 300 s to read an SSE stream.
+    client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0),
+                                event_hooks={"response": [record]})
+    async with client, streamable_http_client(url, http_client=client) as streams:
+        yield streams
+
+
 @dataclass
 class McpConnection:
     """One MCP client session to one server, recording every JSON-RPC message.
 
-    `server` is an in-process `mcp.server.Server`, or any transport (an async context manager
-    yielding read/write streams, e.g. `stdio_client(params, errlog=...)`).
+    `server` is an in-process `mcp.server.Server`, a Streamable HTTP URL, or any transport (an
+    async context manager yielding read/write streams, e.g. `stdio_client(params, errlog=...)`).
+    `headers` are sent with every HTTP request (URL servers only). `mode` is `"legacy"`
+    (initialize, 2025-11-25), `"auto"` (probe `server/discover`) or a modern version such as
+    `"2026-07-28"` (stateless from the first request).
     """
 
-    server: Server[Any] | AbstractAsyncContextManager[tuple[Any, Any]]
+    server: Server[Any] | str | AbstractAsyncContextManager[tuple[Any, Any]]
     name: str = "server"
-    mode: Literal["legacy", "auto"] = "legacy"
+    mode: str = "legacy"
     messages: list[WireMessage] = field(default_factory=list)
+    headers: dict[str, str] | None = field(default=None, repr=False)
+    http: list[HttpExchange] = field(default_factory=list)
     _client: Client | None = field(default=None, init=False, repr=False)
 
     async def __aenter__(self) -> McpConnection:
-        transport = in_process(self.server) if isinstance(self.server, Server) else self.server
+        """Connect (and, in the legacy era, initialize).
+
+        Raises:
+            ValueError: `headers` were given for a server that is not a URL.
+            mcp.shared.exceptions.MCPError: the server refused the connection (over HTTP, a 401 or
+                403 arrives as one; the exchange that carried it is in `http`).
+            httpx2.ConnectError: nothing listens at the URL.
+        """
+        if self.headers and not isinstance(self.server, str):
+            raise ValueError("headers apply to a URL server only")
+        if isinstance(self.server, Server):
+            transport = in_process(self.server)
+        elif isinstance(self.server, str):
+            transport = http_transport(self.server, self.http, headers=self.headers)
+        else:
+            transport = self.server
         # The Client's response cache is off: the course wants each tools/list to cross the wire.
         self._client = Client(recorded(transport, self.messages), mode=self.mode, cache=None)
-        await self._client.__aenter__()
+        try:
+            await self._client.__aenter__()
+        except BaseExceptionGroup as group:  # task groups nest one failure (e.g. an HTTP 401) deeply
+            leaves = _leaves(group)
+            if len(leaves) == 1 and isinstance(leaves[0], Exception):
+                raise leaves[0] from group
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -192,6 +301,10 @@ class McpConnection:
             if params.get("name") == name and params.get("arguments") == arguments:
                 return exchange
         raise LookupError(f"no tools/call for {name!r} was recorded")  # the relay lost a message: a bug
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    return [leaf for e in group.exceptions for leaf in (_leaves(e) if isinstance(e, BaseExceptionGroup) else [e])]
 
 
 def _pair(messages: list[WireMessage], method: str | None) -> list[Exchange]:

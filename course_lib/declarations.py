@@ -8,6 +8,14 @@ A schema cannot always be copied blindly. In strict mode the Responses API requi
 to be listed in `required` and `additionalProperties: false`; an optional field becomes a union
 with `null` instead. `strict_schema()` does that adaptation and `strict_schema_problems()` says
 what a schema is missing for strict mode.
+
+`strict` is always sent, `false` included: in the Responses API an omitted `strict` is not
+`false`. The openai SDK's docstring says "If omitted, Responses attempts to use strict validation
+when the schema is compatible, and falls back to non-strict validation otherwise"
+(`openai/types/responses/namespace_tool_param.py`, openai 3.57), and the function-calling guide
+says to "explicitly set `strict: false`" to stay non-strict; Chat Completions, by contrast, is
+non-strict unless told `strict: true`. The SDK's `FunctionToolParam` marks `strict` as a required
+key for the same reason.
 """
 
 from __future__ import annotations
@@ -32,7 +40,8 @@ def to_responses_tool(tool: mcp_types.Tool, *, alias: str | None = None, strict:
     """Adapt an MCP tool declaration to a Responses function tool (a plain dict, as sent on the wire).
 
     The MCP `inputSchema` becomes `parameters`, unchanged unless `strict=True`, in which case it
-    goes through `strict_schema()`.
+    goes through `strict_schema()`. `strict` is sent either way: left out, Responses would try
+    strict mode on a strict-compatible schema (see the module docstring).
     """
     schema = copy.deepcopy(tool.input_schema)
     return {

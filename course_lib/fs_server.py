@@ -383,10 +383,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--root", required=True, type=Path, help="real folder shown as /workspace")
     parser.add_argument("--name", default="files", help="server name reported to clients")
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    from course_lib import http_transport  # here, so stdio never imports uvicorn
+
+    http_transport.add_http_arguments(parser)
     options = parser.parse_args(argv)
     if not options.root.is_dir():
         parser.error(f"--root must be an existing directory: {options.root}")  # exits 2, on stderr
     logging.basicConfig(level=options.log_level, stream=sys.stderr)  # stdout belongs to the protocol
+    if options.http is not None:  # Streamable HTTP instead of stdio (see http_transport.py)
+        return http_transport.run_from_arguments(build_server(Workspace(options.root), options.name), parser, options)
     anyio.run(serve_stdio, build_server(Workspace(options.root), options.name))
 
 

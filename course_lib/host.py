@@ -69,7 +69,8 @@ class McpHost:
     """Connections to one or more MCP servers, each under a prefix, with a sync API.
 
         host = McpHost()
-        host.add_server("fs", build_server(Workspace(root)))
+        host.add_server("fs", build_server(Workspace(root)))   # in-process; or add_stdio_server,
+                                                               # or add_http_server("fs", url)
         host.responses_tools()                      # declarations for the model
         call = host.call("fs__read_text_file", {"path": "/workspace/notes.txt", "head": 5})
 
@@ -91,9 +92,10 @@ class McpHost:
         self.close()
 
     def add_server(
-        self, prefix: str, server: Any, *, mode: str = "legacy", only: Iterable[str] | None = None
+        self, prefix: str, server: Any, *, mode: str = "legacy", only: Iterable[str] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> list[Route]:
-        """Connect to `server` (an in-process `mcp.server.Server` or a transport), list its tools
+        """Connect to `server` (an in-process `mcp.server.Server`, a URL, or a transport), list its tools
         and register each as `prefix__tool` — or only the tools named in `only` (expose what the
         task needs, not every tool a server happens to offer). Returns the new routes.
 
@@ -104,7 +106,7 @@ class McpHost:
             raise ValueError(f"a server is already connected under the prefix {prefix!r}")
         if ALIAS_SEPARATOR in prefix:
             raise ValueError(f"a prefix may not contain {ALIAS_SEPARATOR!r}: the alias could not be split back")
-        cm = self._portal.wrap_async_context_manager(McpConnection(server, name=prefix, mode=mode))
+        cm = self._portal.wrap_async_context_manager(McpConnection(server, name=prefix, mode=mode, headers=headers))
         connection = cm.__enter__()
         self._open.append(cm)
         self.connections[prefix] = connection
@@ -131,6 +133,24 @@ class McpHost:
         errlog = tempfile.TemporaryFile("w+", encoding="utf-8")
         self._errlogs[prefix] = errlog
         return self.add_server(prefix, stdio_client(params, errlog=errlog), mode=mode, only=only)
+
+    def add_http_server(
+        self, prefix: str, url: str, *, mode: str = "legacy", headers: dict[str, str] | None = None,
+        only: Iterable[str] | None = None,
+    ) -> list[Route]:
+        """Connect to a remote MCP server at a Streamable HTTP `url` (e.g. `http://127.0.0.1:8765/mcp`).
+
+        Nothing is started: someone else runs the server, and anyone it lets in can connect.
+        `mode="legacy"` opens a 2025-11-25 session; `mode="2026-07-28"` sends stateless requests.
+        `headers` (e.g. `{"Authorization": "Bearer …"}`) go to that server only. Each HTTP
+        exchange is recorded in `connections[prefix].http`.
+
+        Raises:
+            ValueError: the prefix is already in use.
+            Exception: whatever the connection raised (`httpx2.ConnectError` when nothing listens,
+                `mcp.shared.exceptions.MCPError` when the server refuses the handshake).
+        """
+        return self.add_server(prefix, url, mode=mode, only=only, headers=headers)
 
     def server_log(self, prefix: str) -> str:
         """What a stdio server wrote to its stderr so far."""

@@ -34,7 +34,8 @@ def ensure_installed(timeout: float = 600) -> None:
     """
     if not node_available():
         raise NodeToolsMissing("Node.js is not installed: install `node` and `npm` (Node 20 or newer) to use this part")
-    if (node_dir() / "node_modules" / ".bin" / "mcp-server-filesystem").exists():
+    installed = node_dir() / "node_modules"
+    if (installed / ".bin" / "mcp-server-filesystem").exists() and _CONFORMANCE.exists() and _NODE22.exists():
         return
     done = subprocess.run(
         ["npm", "install", "--no-audit", "--no-fund"], cwd=node_dir(), capture_output=True, text=True, timeout=timeout
@@ -51,6 +52,23 @@ def bin_path(name: str) -> Path:
     """
     ensure_installed()
     return node_dir() / "node_modules" / ".bin" / name
+
+
+_NODE22 = node_dir() / "node_modules" / "node" / "bin" / "node"  # npm package `node`: Node 22 itself
+_CONFORMANCE = node_dir() / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+
+
+def conformance_command() -> list[str]:
+    """The official MCP conformance suite's command line, run by the project-local Node 22.
+
+    The suite needs Node 22 or newer and its `.bin` shim would take whatever `node` is on the
+    PATH (Debian's is 20), so it is started as `<node 22> <its index.js>`.
+
+    Raises:
+        NodeToolsMissing: see `ensure_installed`.
+    """
+    ensure_installed()
+    return [str(_NODE22), str(_CONFORMANCE)]
 
 
 def reference_server(root: Path) -> StdioServerParameters:

@@ -15,9 +15,11 @@ a note has gone (NOT_FOUND), the snapshot is marked stale and the next search re
 "the hit no longer exists" is a recoverable error: search again, read the new path.
 
 `read_note` reuses `fs_server.Workspace` for every path check (logical root `/notes`; no way out
-by `..`, an absolute path elsewhere or a symbolic link) and reads only `.md` files.
+by `..`, an absolute path elsewhere or a symbolic link) and reads only `.md` files, opened without
+following links and never one with more than one hard link (`nofollow`).
 
-`save_learning_gap` writes to a `GapStore` (in memory, or `gaps.json` in a folder you give it).
+`save_learning_gap` writes to a `GapStore`: in memory, or `gaps.sqlite3` in a folder you give it,
+shared safely by every server process on that folder (`records.Database`).
 It takes an `idempotency_key`: the same key with the same fields returns the first record
 (`replayed: true`) and writes nothing; the same key with other fields is a CONFLICT. The key is
 the *host's* business, never the model's: the assistant (`course_lib.assistant`) declares the
@@ -36,9 +38,8 @@ import logging
 import math
 import os
 import re
+import sqlite3
 import sys
-import tempfile
-import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,8 +51,10 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from course_lib.arguments import ArgumentsError, ReadTextFileArgs, validate_arguments
-from course_lib.fs_server import ToolFailure, Workspace, error_result
+from course_lib.arguments import ArgumentsError, JsonIntOrNone, quote, validate_arguments
+from course_lib.fs_server import MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace, error_result
+from course_lib.nofollow import read_inside, refusal
+from course_lib.records import Database, StoreError
 from course_lib.stdio import serve_stdio
 from course_lib.words import tokens
 
@@ -88,7 +91,8 @@ class SearchNotesArgs(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
     query: str = Field(description="The technical question or keywords to search for")
-    limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT,
+    # JsonIntOrNone: 20.0 is an integer to JSON Schema, so the check accepts it as the rule does.
+    limit: JsonIntOrNone = Field(default=None, ge=1, le=MAX_LIMIT,
                               description=f"At most this many results, 1 to {MAX_LIMIT}; null means {DEFAULT_LIMIT}")  # fmt: skip
 
     @field_validator("query")
@@ -195,6 +199,28 @@ def parse_note(path: str, text: str) -> Note:
     return Note(path, title, summary, updated.group(1) if updated else None, text)
 
 
+def read_note_text(workspace: Workspace, real: Path) -> str:
+    """The text of a note `workspace.resolve` returned, opened without following any link and
+    refused if it has more than one hard link (one naming a file outside the notes would read it).
+
+    Raises:
+        ToolFailure: FORBIDDEN, NOT_FOUND (changed since the check), INVALID_INPUT (not a regular
+            file, too large, not UTF-8).
+    """
+    shown = quote(workspace.logical(real))
+    try:
+        data, _ = read_inside(workspace.root, real.relative_to(workspace.root).parts, MAX_WHOLE_FILE_BYTES)
+    except OSError as error:
+        reason = refusal(error)
+        if reason is None:
+            raise
+        raise ToolFailure(reason[0], f"{shown}: {reason[1]}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolFailure("INVALID_INPUT", f"{shown}: not a UTF-8 text file") from None
+
+
 class NotesIndex:
     """BM25 over a snapshot of the notes; `stale` makes the next search rebuild it."""
 
@@ -216,9 +242,9 @@ class NotesIndex:
                     continue
                 logical = self.workspace.logical(Path(folder) / name)
                 try:
-                    real = self.workspace.resolve(logical)  # refuses a link that leads outside
-                    note = parse_note(logical, real.read_text(encoding="utf-8"))
-                except (ToolFailure, OSError, UnicodeDecodeError):
+                    # resolve refuses a link that leads outside; read_note_text a hard link
+                    note = parse_note(logical, read_note_text(self.workspace, self.workspace.resolve(logical)))
+                except (ToolFailure, OSError):
                     continue
                 notes.append(note)
                 counts.append(Counter(tokens(f"{note.title}\n{note.title}\n{note.text}")))
@@ -251,50 +277,103 @@ class NotesIndex:
 # ---- the gaps store ----------------------------------------------------------------------------
 
 
+GAPS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS gaps (
+    id              INTEGER PRIMARY KEY,  -- the record id is gap-<id>: SQLite hands out each once
+    idempotency_key TEXT NOT NULL UNIQUE CHECK (length(idempotency_key) BETWEEN 8 AND 128),
+    topic           TEXT NOT NULL CHECK (trim(topic) <> '' AND length(topic) <= 120),
+    evidence        TEXT NOT NULL CHECK (trim(evidence) <> '' AND length(evidence) <= 1000),
+    suggestion      TEXT NOT NULL CHECK (trim(suggestion) <> '' AND length(suggestion) <= 1000)
+)
+"""
+"""One row per learning gap; `UNIQUE` makes a second record under the same key impossible."""
+
+
 class GapStore:
-    """Learning gaps, in memory or in `<folder>/gaps.json`, one record per idempotency key."""
+    """Learning gaps, in memory or in `<folder>/gaps.sqlite3`, one record per idempotency key.
+
+    In a folder, every process that opens it (two servers, two kernels) shares the records:
+    none acknowledged is lost, no record id is handed out twice, and a crash loses nothing
+    committed. A `gaps.json` left by an older version of the course is imported once.
+    """
 
     def __init__(self, folder: Path | None = None) -> None:
         """Raises:
         NotADirectoryError: `folder` is given but is not a directory.
+        records.StoreError: `gaps.sqlite3` (or an old `gaps.json`) is damaged; it is left untouched.
         """
         if folder is not None and not Path(folder).is_dir():
             raise NotADirectoryError(f"gaps folder is not a directory: {folder}")
-        self.file = Path(folder) / "gaps.json" if folder is not None else None
-        self.records: list[dict[str, str]] = []
-        self.writes = 0  # records really created (a replay creates none)
-        self._lock = threading.Lock()
-        if self.file is not None and self.file.exists():
-            self.records = json.loads(self.file.read_text(encoding="utf-8"))["records"]
+        self.file = Path(folder) / "gaps.sqlite3" if folder is not None else None
+        legacy = _legacy_gaps(Path(folder)) if self.file is not None and not self.file.exists() else []
+        self.database = Database(self.file, GAPS_SCHEMA)
+        with self.database.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO gaps VALUES (?, ?, ?, ?, ?)", legacy)
+
+    @property
+    def records(self) -> list[dict[str, str]]:
+        """Every stored gap, oldest first: id, topic, evidence, suggestion, idempotency_key."""
+        rows = self.database.rows("SELECT id, topic, evidence, suggestion, idempotency_key FROM gaps ORDER BY id")
+        return [{"id": _record_id(number), "topic": topic, "evidence": evidence, "suggestion": suggestion,
+                 "idempotency_key": key} for number, topic, evidence, suggestion, key in rows]  # fmt: skip
+
+    @property
+    def writes(self) -> int:
+        """Records really created (a replay creates none)."""
+        return self.database.rows("SELECT count(*) FROM gaps")[0][0]
 
     def save(self, topic: str, evidence: str, suggestion: str, key: str) -> SavedGap:
         """Store one gap under `key`, or return the record already stored under it.
 
         Raises:
-            ToolFailure: CONFLICT if `key` was used with other fields (nothing is written).
+            ToolFailure: CONFLICT if `key` was used with other fields (nothing is written);
+                INVALID_INPUT if a field breaks the store's rules (empty, too long).
         """
-        fields = {"topic": topic, "evidence": evidence, "suggestion": suggestion}
-        with self._lock:
-            stored = next((r for r in self.records if r["idempotency_key"] == key), None)
-            if stored is not None:
-                if {k: stored[k] for k in fields} != fields:
-                    raise ToolFailure("CONFLICT", f"idempotency key {key[:40]} was already used for another gap; "
-                                      "nothing was written")  # fmt: skip
-                return SavedGap(record_id=stored["id"], replayed=True)
-            record = {"id": f"gap-{len(self.records) + 1:04d}", **fields, "idempotency_key": key}
-            self.records.append(record)
-            self._persist()
-            self.writes += 1
-            return SavedGap(record_id=record["id"], replayed=False)
+        fields = (topic, evidence, suggestion)
+        try:
+            return self._save(fields, key)
+        except sqlite3.IntegrityError as refused:  # a CHECK: the arguments model was bypassed
+            raise ToolFailure("INVALID_INPUT", f"the gap breaks a rule of the store ({refused})") from None
 
-    def _persist(self) -> None:
-        if self.file is None:
-            return
-        # Write a temporary file beside it, then swap: a reader never sees half a file.
-        handle, temporary = tempfile.mkstemp(dir=self.file.parent, prefix=".gaps-")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump({"records": self.records}, out, indent=2, ensure_ascii=False)
-        os.replace(temporary, self.file)
+    def _save(self, fields: tuple[str, str, str], key: str) -> SavedGap:
+        with self.database.transaction() as db:
+            # The UNIQUE key decides, in one statement: a new row, or none and the stored one.
+            created = db.execute("INSERT INTO gaps (idempotency_key, topic, evidence, suggestion) VALUES (?, ?, ?, ?) "
+                                 "ON CONFLICT (idempotency_key) DO NOTHING", (key, *fields))  # fmt: skip
+            if created.rowcount == 1:
+                return SavedGap(record_id=_record_id(created.lastrowid), replayed=False)
+            number, *stored = db.execute("SELECT id, topic, evidence, suggestion FROM gaps WHERE idempotency_key = ?",
+                                         (key,)).fetchone()  # fmt: skip
+        if tuple(stored) != fields:
+            raise ToolFailure("CONFLICT", f"idempotency key {key[:40]} was already used for another gap; "
+                              "nothing was written")  # fmt: skip
+        return SavedGap(record_id=_record_id(number), replayed=True)
+
+    def close(self) -> None:
+        """Close the database (everything saved stays)."""
+        self.database.close()
+
+
+def _record_id(number: int) -> str:
+    return f"gap-{number:04d}"
+
+
+def _legacy_gaps(folder: Path) -> list[tuple[int, str, str, str, str]]:
+    """The records of a `gaps.json` written by an older version of the course, as rows.
+
+    Raises:
+        StoreError: the file is not that format (it is left untouched).
+    """
+    old = folder / "gaps.json"
+    if not old.exists():
+        return []
+    try:
+        records = json.loads(old.read_text(encoding="utf-8"))["records"]
+        return [(int(r["id"].removeprefix("gap-")), r["idempotency_key"], r["topic"], r["evidence"], r["suggestion"])
+                for r in records]  # fmt: skip
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise StoreError(f"{old}: cannot be read as saved gaps ({type(error).__name__}); left untouched — "
+                         "move it aside to start an empty store") from None
 
 
 class KnowledgeBase:
@@ -303,6 +382,7 @@ class KnowledgeBase:
     def __init__(self, root: Path | None = None, gaps_dir: Path | None = None) -> None:
         """Raises:
         FileNotFoundError, NotADirectoryError: `root` or `gaps_dir` is not an existing folder.
+        records.StoreError: the gaps store is damaged (it is left untouched).
         """
         self.workspace = Workspace(root or notes_dir(), LOGICAL_ROOT)
         self.index = NotesIndex(self.workspace)
@@ -313,8 +393,8 @@ class KnowledgeBase:
 
     def read(self, args: ReadNoteArgs) -> NoteText:
         """Raises:
-        ToolFailure: INVALID_INPUT, FORBIDDEN, NOT_FOUND from the path checks; INVALID_INPUT for
-            a file that is not a `.md` note.
+        ToolFailure: INVALID_INPUT, FORBIDDEN, NOT_FOUND from the path checks (a file with more
+            than one hard link is FORBIDDEN); INVALID_INPUT for a file that is not a `.md` note.
         """
         try:
             real = self.workspace.resolve(args.path)
@@ -324,7 +404,7 @@ class KnowledgeBase:
             raise
         if real.suffix != ".md":
             raise ToolFailure("INVALID_INPUT", f"{self.workspace.logical(real)}: not a note (only .md files)")
-        shown, text = self.workspace.read(ReadTextFileArgs(path=args.path))
+        shown, text = self.workspace.logical(real), read_note_text(self.workspace, real)
         note = parse_note(shown, text)
         return NoteText(path=shown, title=note.title, updated=note.updated, text=text)
 
@@ -430,10 +510,10 @@ def notes_server(kb: KnowledgeBase, name: str = "notes") -> Server:
 
 def build_notes_server(root: Path | None = None, gaps_dir: Path | None = None, *, name: str = "notes") -> Server:
     """The notes server over `root` (default: the course's `fixtures/notes`); gaps go to
-    `gaps_dir/gaps.json`, or stay in memory when `gaps_dir` is None.
+    `gaps_dir/gaps.sqlite3`, or stay in memory when `gaps_dir` is None.
 
     Raises:
-        FileNotFoundError, NotADirectoryError: see `KnowledgeBase`.
+        FileNotFoundError, NotADirectoryError, records.StoreError: see `KnowledgeBase`.
     """
     return notes_server(KnowledgeBase(root, gaps_dir), name)
 
@@ -442,18 +522,29 @@ def main(argv: list[str] | None = None) -> None:
     """Serve the notes over stdio until stdin closes; stdout carries only the protocol.
 
     Raises:
-        SystemExit: with status 2 if the arguments are wrong or a folder does not exist.
+        SystemExit: with status 2 if the arguments are wrong, a folder does not exist or the gaps
+            store is damaged.
     """
     parser = argparse.ArgumentParser(prog="python -m course_lib.notes_server", description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=None, help="folder of .md notes shown as /notes (default: fixtures/notes)")
-    parser.add_argument("--gaps", type=Path, default=None, help="folder for gaps.json (default: in memory)")
+    parser.add_argument("--gaps", type=Path, default=None, help="folder for gaps.sqlite3 (default: in memory)")
     parser.add_argument("--name", default="notes", help="server name reported to clients")
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    from course_lib import http_transport  # here, so stdio never imports uvicorn
+
+    http_transport.add_http_arguments(parser)
     options = parser.parse_args(argv)
     for flag, folder in (("--root", options.root), ("--gaps", options.gaps)):
         if folder is not None and not folder.is_dir():
             parser.error(f"{flag} must be an existing directory: {folder}")
+    if options.gaps is not None:
+        try:
+            GapStore(options.gaps).close()  # a damaged store: an error naming the file, which stays as it is
+        except StoreError as damaged:
+            parser.error(str(damaged))
     logging.basicConfig(level=options.log_level, stream=sys.stderr)
+    if options.http is not None:  # Streamable HTTP instead of stdio (see http_transport.py)
+        return http_transport.run_from_arguments(build_notes_server(options.root, options.gaps, name=options.name), parser, options)
     anyio.run(serve_stdio, build_notes_server(options.root, options.gaps, name=options.name))
 
 

@@ -15,16 +15,24 @@ write side keeps reading and writing apart, as two execution-layer tools (`notes
 
 `NotesStore` is the data side:
 
-- versions: every note has a version number, starting at 1 the first time the store sees it and
-  going up by one with each write; a change made behind the store's back (the file's content
-  hash differs from the last one seen) also counts as a newer version;
+- versions: every note has a version number, starting at 1 the first time any store sees it and
+  going up by one with each write; a change made behind the store's back (the hash of the text on
+  disk differs from the last one recorded) also counts as a newer version;
 - `write(path, content, expected_version)` is conditional: a stale version is a CONFLICT, so a
   writer that read an old version can never overwrite newer data;
-- `apply(..., key=...)` runs the write through `approval.IdempotencyStore`: the same key with the
-  same arguments writes once and returns the stored result; the same key with different
-  arguments is a CONFLICT and writes nothing;
+- `apply(..., key=...)` writes once per idempotency key: the same key with the same arguments
+  writes once and returns the stored result; the same key with different arguments is a
+  CONFLICT and writes nothing;
 - `audit`: an `AuditLog` of `AuditRecord`s — who (the session's user), what (tool and exact
   arguments), when (from the injectable `clock`) and the result ("ok" or the error code).
+
+Nothing is lost across processes or crashes: versions, idempotency records and the audit log
+are rows in one SQLite file beside the folder (`records.Database`), and a write is a
+compare-and-swap under the database's write lock — read the note, hash it, compare with the
+version the caller expects, write a temporary file, rename it over the note, record the new
+version, commit. So two stores on one folder (two kernels, two servers) agree on every version,
+and a process killed mid-write leaves either the old note or the new one, never half; its
+temporary file is removed when a store next opens.
 
 The audit covers refusals too. The `Executor` knows nothing about auditing, so `AuditedExecutor`
 (an `Executor`) records one `AuditRecord` after every call to a registered side-effect tool,
@@ -33,29 +41,41 @@ whatever stopped it (INVALID_INPUT, FORBIDDEN, APPROVAL_REQUIRED, CONFLICT, TIME
 
 Paths are checked by `fs_server.Workspace.resolve` (logical `/workspace/...` or relative paths,
 no way out by `..` or a symbolic link, regular files only); only notes that already exist can be
-updated. Every message names logical paths only, never where the folder really is.
+updated. Writes are as safe as reads (`nofollow`): the store reads and writes exactly the path
+named — never through a symbolic link, not even one inside the root, and never a file with more
+than one hard link — so a link swapped in after an approval fails the write instead of changing
+another note. Every message names logical paths only, never where the folder really is.
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import os
+import posixpath
+import re
+import secrets
 import shutil
+import sqlite3
+import stat
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from course_lib.approval import Approvals, IdempotencyConflict, IdempotencyStore, PendingAction, action_id
+from course_lib.approval import Approvals, PendingAction, action_id, canonical_arguments
+from course_lib.arguments import quote
 from course_lib.execution import CallContext, Execution, Executor, ServerLog, Session, Tool, ToolError
-from course_lib.fs_server import LOGICAL_ROOT, ToolFailure, Workspace
+from course_lib.fs_server import LOGICAL_ROOT, MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace
+from course_lib.nofollow import open_folder, read_inside, refusal
+from course_lib.records import Database
 
 MAX_NOTE_CHARS = 20_000
 """Longest note text `apply_note_update` accepts."""
@@ -101,18 +121,54 @@ class AuditRecord:
         return datetime.fromtimestamp(self.when, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@dataclass
-class AuditLog:
-    """The append-only record of side effects. `clock` gives the time (seconds since the epoch)."""
+AUDIT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS audit (
+    id        INTEGER PRIMARY KEY,
+    at        REAL NOT NULL,
+    who       TEXT NOT NULL,
+    tool      TEXT NOT NULL,
+    arguments TEXT NOT NULL CHECK (json_valid(arguments)),
+    result    TEXT NOT NULL CHECK (result <> ''),
+    action_id TEXT,
+    detail    TEXT NOT NULL
+)
+"""
+"""The audit log as a table: append-only, one row per side effect executed or refused."""
 
-    clock: Clock = time.time
-    records: list[AuditRecord] = field(default_factory=list)
+
+class AuditLog:
+    """The append-only record of side effects. `clock` gives the time (seconds since the epoch).
+
+    In memory (`records` to start from), or in a store's database (`database`): then every
+    process that opens the store sees every record, and a crash loses none that was recorded.
+    """
+
+    def __init__(self, clock: Clock = time.time, records: Iterable[AuditRecord] = (), *,
+                 database: Database | None = None) -> None:  # fmt: skip
+        self.clock = clock
+        self.database = database
+        self._records = list(records)
+
+    @property
+    def records(self) -> list[AuditRecord]:
+        """Every record, oldest first (a new list: append with `record`)."""
+        if self.database is None:
+            return list(self._records)
+        rows = self.database.rows("SELECT at, who, tool, arguments, result, action_id, detail FROM audit ORDER BY id")
+        return [AuditRecord(at, who, tool, json.loads(arguments), result, action, detail)
+                for at, who, tool, arguments, result, action, detail in rows]  # fmt: skip
 
     def record(self, who: str, tool: str, arguments: Any, result: str, *, action_id: str | None = None,
                detail: str = "") -> AuditRecord:  # fmt: skip
         """Append one record, stamped with the clock's time, and return it."""
         entry = AuditRecord(self.clock(), who, tool, arguments, result, action_id, detail)
-        self.records.append(entry)
+        if self.database is None:
+            self._records.append(entry)
+            return entry
+        with self.database.transaction() as db:
+            db.execute("INSERT INTO audit (at, who, tool, arguments, result, action_id, detail) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (entry.when, who, tool, _json(arguments), result, action_id,
+                                                       detail))  # fmt: skip
         return entry
 
     def record_execution(self, execution: Execution, session: Session) -> AuditRecord:
@@ -134,10 +190,11 @@ class AuditLog:
     def table(self) -> str:
         """The records as a plain-text table, one row each. The action id stands for the exact
         arguments (it is their hash, with the tool and user); `records[i].arguments` holds them."""
-        if not self.records:
+        records = self.records
+        if not records:
             return "(no side effects recorded)"
         rows = [("when", "who", "tool", "action", "target", "result", "detail")]
-        for r in self.records:
+        for r in records:
             target = r.arguments.get("path") if isinstance(r.arguments, dict) else None
             rows.append((r.time, r.who, r.tool, r.action_id or "-", str(target or "-"), r.result, r.detail))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
@@ -148,56 +205,153 @@ class AuditLog:
         print(self.table())
 
 
+def _json(arguments: Any) -> str:
+    # Raw arguments text that did not parse is stored as a JSON string; anything else odd by repr.
+    return json.dumps(arguments, ensure_ascii=False, default=repr)
+
+
 # ---- the store ----------------------------------------------------------------------------------
 
+STORE_SCHEMA = AUDIT_SCHEMA + """;
+CREATE TABLE IF NOT EXISTS versions (
+    note    TEXT NOT NULL CHECK (note <> ''),  -- its path below the root, e.g. docs/plan.md
+    version INTEGER NOT NULL CHECK (version >= 1),
+    sha256  TEXT NOT NULL CHECK (length(sha256) = 64),  -- of the text on disk at that version
+    source  TEXT NOT NULL CHECK (source IN ('seen', 'written')),  -- found on disk, or written here
+    PRIMARY KEY (note, version)  -- two writers of the same next version: only one row can exist
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+    key         TEXT PRIMARY KEY,  -- one result per key, whatever the process
+    fingerprint TEXT NOT NULL,     -- the canonical arguments it was first used with
+    result      TEXT NOT NULL CHECK (json_valid(result))
+)
+"""
+"""Note versions, idempotency records and the audit log: one file, shared by every process."""
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+DATABASE_SUFFIX = ".notes.sqlite3"
+"""The store's records live beside the notes folder, in `<folder>.notes.sqlite3`: not inside it,
+where the model (or a files server over the folder) could read the audit log."""
+
+_TEMPORARY = re.compile(r"^\.notes-store-[0-9a-f]{16}\.tmp$")
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Note:
+    """One note as read from disk, under the write lock."""
+
+    key: str  # path below the root, e.g. "todo.md": the same in every process
+    shown: str  # logical path
+    parts: tuple[str, ...]
+    text: str
+    digest: str
+    info: os.stat_result  # of the file read: a write checks it is still this file
 
 
 class NotesStore:
-    """Versioned notes in a folder, shown to the model as `/workspace`."""
+    """Versioned notes in a folder, shown to the model as `/workspace`.
 
-    def __init__(self, root: Path, *, logical_root: str = LOGICAL_ROOT, clock: Clock = time.time) -> None:
+    Versions, idempotency records and the audit log are kept in `database` (default:
+    `<root>.notes.sqlite3`, beside the folder), so every store on the folder, in any process,
+    sees the same versions and no acknowledged write is lost. Temporary files left by a process
+    killed mid-write are removed when a store opens.
+    """
+
+    def __init__(self, root: Path, *, logical_root: str = LOGICAL_ROOT, clock: Clock = time.time,
+                 database: Path | None = None) -> None:  # fmt: skip
         """Raises:
         FileNotFoundError, NotADirectoryError, ValueError: as `fs_server.Workspace`.
+        records.StoreError: the database file is damaged or not a store (it is left untouched).
         """
         self.workspace = Workspace(root, logical_root)
-        self.audit = AuditLog(clock)
-        self.idempotency = IdempotencyStore()
-        self.writes = 0  # real writes that happened: the number of effects
-        self._versions: dict[str, tuple[int, str]] = {}  # logical path → (version, content hash)
-        self._lock = threading.Lock()  # check-then-write must not interleave
+        root = self.workspace.root
+        self.database = Database(database or root.with_name(root.name + DATABASE_SUFFIX), STORE_SCHEMA)
+        self.audit = AuditLog(clock, database=self.database)
+        self.removed_temporary_files = self._remove_temporary_files()
 
-    def _resolve(self, path: str) -> Path:
+    @property
+    def writes(self) -> int:
+        """Real writes that happened (the number of effects), by every store on this folder."""
+        return self.database.rows("SELECT count(*) FROM versions WHERE source = 'written'")[0][0]
+
+    def close(self) -> None:
+        """Close the database (everything committed stays)."""
+        self.database.close()
+
+    def _remove_temporary_files(self) -> int:
+        # Under the write lock: every write holds it while its temporary file exists, so any
+        # temporary file seen now belongs to a process that died mid-write.
+        removed = 0
+        with self.database.transaction():
+            for folder, dirs, files in os.walk(self.workspace.root):  # followlinks=False
+                for name in files:
+                    if _TEMPORARY.match(name):
+                        Path(folder, name).unlink(missing_ok=True)
+                        removed += 1
+        return removed
+
+    def _load(self, path: str) -> _Note:
+        """Check `path`, then read the note opened without following any link.
+
+        Raises:
+            ToolError: INVALID_INPUT, FORBIDDEN, NOT_FOUND from `Workspace.resolve`; FORBIDDEN if a
+                symbolic link is on the way (even one inside the root: the store reads and writes
+                only the exact path named) or the file has more than one hard link; INVALID_INPUT
+                for a file that is not UTF-8 text or is too large.
+        """
         try:
-            return self.workspace.resolve(path)
+            real = self.workspace.resolve(path)
         except ToolFailure as refusal:
             raise ToolError(refusal.code, refusal.message, retryable=False) from None
-
-    def _current(self, real: Path) -> tuple[str, str, int]:
-        """(logical path, text, version) of a resolved note, noticing changes made elsewhere."""
         shown = self.workspace.logical(real)
+        named = posixpath.normpath(posixpath.join(str(self.workspace.logical_root), path))
+        if named != shown:
+            raise ToolError("FORBIDDEN", f"{quote(named)}: a symbolic link is on the way (to {quote(shown)}); the "
+                            "store reads and writes only the exact path named", retryable=False)  # fmt: skip
+        parts = real.relative_to(self.workspace.root).parts
         try:
-            text = real.read_bytes().decode("utf-8")
+            data, info = read_inside(self.workspace.root, parts, MAX_WHOLE_FILE_BYTES)
+        except OSError as error:
+            raise _refused(error, shown) from None
+        try:
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise ToolError("INVALID_INPUT", f"{shown}: not a UTF-8 text file", retryable=False) from None
-        digest = _digest(text)
-        known = self._versions.get(shown)
-        version = 1 if known is None else known[0] if known[1] == digest else known[0] + 1
-        self._versions[shown] = (version, digest)
-        return shown, text, version
+        return _Note("/".join(parts), shown, parts, text, _digest(data), info)
+
+    def _last(self, db: sqlite3.Connection, note: _Note) -> tuple[int, str] | None:
+        """The last (version, sha256) recorded for the note, if any store has seen it."""
+        return db.execute("SELECT version, sha256 FROM versions WHERE note = ? ORDER BY version DESC LIMIT 1",
+                          (note.key,)).fetchone()  # fmt: skip
+
+    def _version(self, db: sqlite3.Connection, note: _Note) -> int:
+        """The note's version: the last one recorded if the text on disk is still that one, else a
+        new version (a change made elsewhere, or the first time any store sees it)."""
+        last = self._last(db, note)
+        if last is not None and last[1] == note.digest:
+            return last[0]
+        version = 1 if last is None else last[0] + 1
+        db.execute("INSERT INTO versions VALUES (?, ?, ?, 'seen')", (note.key, version, note.digest))
+        return version
+
+    def _current(self, path: str) -> tuple[_Note, int]:
+        with self.database.transaction() as db:
+            note = self._load(path)
+            return note, self._version(db, note)
 
     def read(self, path: str) -> tuple[str, int]:
         """The note's text and its current version.
 
         Raises:
-            ToolError: INVALID_INPUT, FORBIDDEN or NOT_FOUND from the path checks; INVALID_INPUT
-                for a file that is not UTF-8 text.
+            ToolError: INVALID_INPUT, FORBIDDEN or NOT_FOUND from the path checks (a symbolic link
+                or a file with more than one hard link is FORBIDDEN); INVALID_INPUT for a file that
+                is not UTF-8 text.
         """
-        with self._lock:
-            _, text, version = self._current(self._resolve(path))
-        return text, version
+        note, version = self._current(path)
+        return note.text, version
 
     def preview(self, path: str, content: str) -> dict[str, Any]:
         """What replacing the note's text with `content` would change. Writes nothing.
@@ -208,8 +362,8 @@ class NotesStore:
         Raises:
             ToolError: as `read`.
         """
-        with self._lock:
-            shown, text, version = self._current(self._resolve(path))
+        note, version = self._current(path)
+        shown, text = note.shown, note.text
         diff = difflib.unified_diff(text.splitlines(keepends=True), content.splitlines(keepends=True),
                                     f"{shown} (version {version})", f"{shown} (after the update)")  # fmt: skip
         diff_text = "".join(line if line.endswith("\n") else line + "\n" for line in diff)
@@ -221,42 +375,63 @@ class NotesStore:
         }
 
     def write(self, path: str, content: str, expected_version: int) -> dict[str, Any]:
-        """Replace the note's text, only if it is still at `expected_version`.
+        """Replace the note's text, only if it is still at `expected_version`: compare-and-swap
+        against the hash of the text on disk, under the database's write lock.
 
         Returns `{"path": logical path, "version": new version}`.
 
         Raises:
-            ToolError: CONFLICT (the note is at another version: nothing is written), or as `read`.
+            ToolError: CONFLICT (the note is at another version, or changed during the write:
+                nothing is written), or as `read`.
         """
-        with self._lock:
-            real = self._resolve(path)
-            shown, _, version = self._current(real)
-            if version != expected_version:
-                raise ToolError("CONFLICT", f"{shown} is at version {version}, not {expected_version}: nothing was "
-                                "written; read it again, then decide", retryable=False)  # fmt: skip
-            _replace_text(real, content)
-            self._versions[shown] = (version + 1, _digest(content))
-            self.writes += 1
-        return {"path": shown, "version": version + 1}
+        with self.database.transaction() as db:
+            return self._write(db, path, content, expected_version)
+
+    def _write(self, db: sqlite3.Connection, path: str, content: str, expected_version: int) -> dict[str, Any]:
+        note = self._load(path)
+        data = content.encode("utf-8")
+        last = self._last(db, note)
+        if last is not None and last[0] == expected_version and note.digest == _digest(data) != last[1]:
+            # The note already holds exactly this text, unrecorded: a write of it renamed into place
+            # by a process that died before its commit. Record it; writing it again changes nothing.
+            version = expected_version + 1
+            db.execute("INSERT INTO versions VALUES (?, ?, ?, 'written')", (note.key, version, note.digest))
+            return {"path": note.shown, "version": version}
+        version = self._version(db, note)
+        if version != expected_version:
+            raise ToolError("CONFLICT", f"{note.shown} is at version {version}, not {expected_version}: nothing was "
+                            "written; read it again, then decide", retryable=False)  # fmt: skip
+        try:
+            _swap_in(self.workspace.root, note, data)
+        except OSError as error:
+            raise _refused(error, note.shown) from None
+        db.execute("INSERT INTO versions VALUES (?, ?, ?, 'written')", (note.key, version + 1, _digest(data)))
+        return {"path": note.shown, "version": version + 1}
 
     async def apply(self, path: str, content: str, expected_version: int, *, key: str) -> tuple[dict[str, Any], bool]:
         """`write` once per idempotency `key`; returns (result, replayed).
 
         A repeat with the same key and arguments returns the stored result and writes nothing.
+        The key's record and the write commit in one transaction: both happen, or neither.
 
         Raises:
             ToolError: CONFLICT (the key was used with other arguments, or a stale version), or as `read`.
         """
-        arguments = {"path": path, "content": content, "expected_version": expected_version}
+        fingerprint = canonical_arguments({"path": path, "content": content, "expected_version": expected_version})
 
-        async def write() -> dict[str, Any]:
-            return self.write(path, content, expected_version)
+        def once() -> tuple[dict[str, Any], bool]:
+            with self.database.transaction() as db:
+                stored = db.execute("SELECT fingerprint, result FROM idempotency WHERE key = ?", (key,)).fetchone()
+                if stored is not None:
+                    if stored[0] != fingerprint:
+                        raise ToolError("CONFLICT", f"idempotency key {key} was already used with different "
+                                        "arguments; nothing was written", retryable=False)  # fmt: skip
+                    return json.loads(stored[1]), True
+                result = self._write(db, path, content, expected_version)
+                db.execute("INSERT INTO idempotency VALUES (?, ?, ?)", (key, fingerprint, json.dumps(result)))
+                return result, False
 
-        try:
-            return await self.idempotency.run(key, arguments, write)
-        except IdempotencyConflict:
-            raise ToolError("CONFLICT", f"idempotency key {key} was already used with different arguments; "
-                            "nothing was written", retryable=False) from None  # fmt: skip
+        return await anyio.to_thread.run_sync(once)  # the lock may be held by another process
 
     def inside(self, path: str) -> bool:
         """False only when the path points outside the notes root (by `..`, an absolute path
@@ -268,16 +443,46 @@ class NotesStore:
         return True
 
 
-def _replace_text(real: Path, content: str) -> None:
-    """Write `content` to a temporary file beside `real`, then swap it in: readers never see half."""
-    handle, temporary = tempfile.mkstemp(dir=real.parent, prefix=".writing-")
+def _swap_in(root: Path, note: _Note, data: bytes) -> None:
+    """Write `data` to a temporary file in the note's folder, then rename it over the note's entry
+    in that folder (opened without following links): readers never see half a note, and exactly
+    that entry changes. Refuses (CONFLICT) if the note changed since it was read.
+
+    Raises:
+        OSError: from the opens (see `nofollow`); ToolError: CONFLICT.
+    """
+    folder = open_folder(root, note.parts[:-1])
+    name, temporary = note.parts[-1], f".notes-store-{secrets.token_hex(8)}.tmp"
     try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(content.encode("utf-8"))
-        os.replace(temporary, real)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=folder)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+                os.fchmod(file.fileno(), stat.S_IMODE(note.info.st_mode))
+                os.fsync(file.fileno())  # the text is on disk before its name is
+            now, then = os.stat(name, dir_fd=folder, follow_symlinks=False), note.info
+            if (now.st_ino, now.st_size, now.st_mtime_ns) != (then.st_ino, then.st_size, then.st_mtime_ns):
+                raise ToolError("CONFLICT", f"{note.shown} changed while it was being written: nothing was "
+                                "written; read it again, then decide", retryable=False)  # fmt: skip
+            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            os.unlink(temporary, dir_fd=folder)
+            raise
+        os.fsync(folder)  # the rename itself reaches the disk
+    finally:
+        os.close(folder)
+
+
+def _refused(error: OSError, shown: str) -> ToolError:
+    """An OSError from opening a note, as the ToolError the model sees (logical path only).
+
+    Raises:
+        OSError: `error` itself when it is not a refusal (a real failure).
+    """
+    reason = refusal(error)
+    if reason is None:
+        raise error
+    return ToolError(reason[0], f"{quote(shown)}: {reason[1]}", retryable=False)
 
 
 _SCRATCH_PREFIX = "course-notes-"

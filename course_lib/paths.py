@@ -1,6 +1,7 @@
 """Where the course's files are: the repository folders beside the package, or — when the package
 is installed elsewhere (Binder installs it into site-packages) — the nearest ones above the
-current directory (a notebook runs from `notebooks/`)."""
+current directory (a notebook runs from `notebooks/`, or from `notebooks/zh-CN/` in the Chinese
+edition)."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from course_lib.arguments import (
     input_schema,
     parse_arguments_text,
     parse_read_args,
+    validate_arguments,
     validate_read_args,
 )
 from course_lib.fs_server import Workspace
@@ -171,7 +172,7 @@ def test_parsing_keeps_types_as_written():
         ({"path": None}, "path: expected a string (got null)"),
         ({"path": 7}, "path: expected a string (got integer)"),
         ({"path": "x", "head": "5"}, "head: expected an integer (got string)"),
-        ({"path": "x", "head": 5.0}, "head: expected an integer (got number)"),
+        ({"path": "x", "head": 5.5}, "head: expected an integer (got number)"),
         ({"path": "x", "head": True}, "head: expected an integer (got boolean)"),
         ({"path": "x", "tail": [3]}, "tail: expected an integer (got array)"),
         ({"path": "x", "head": 0}, "head: must be ≥ 1 (got 0)"),
@@ -269,6 +270,31 @@ def test_input_schema_is_valid_json_schema_and_agrees_with_the_model():
             validate_read_args(bad)
 
 
+# The rule-and-check agreement notebooks 01, 02 and 03b teach: one verdict per value, whoever judges.
+NUMBERS = [20, 20.0, 1e2, 1.0, 20.5, 0, 0.0, -3, -3.0, "20", True, False, None, [20], 1e300]
+
+
+@pytest.mark.parametrize("value", NUMBERS, ids=repr)
+@pytest.mark.parametrize("field", ["head", "tail"])
+def test_the_published_rule_and_the_check_agree_on_every_number(field, value):
+    # JSON Schema's "integer" is any number with a zero fractional part, so 20.0 and 1e2 are integers.
+    obj = {"path": "x", field: value}
+    published = jsonschema.Draft202012Validator(input_schema()).is_valid(obj)
+    try:
+        checked = getattr(validate_read_args(obj), field)
+    except ArgumentsError:
+        checked = "refused"
+    assert (checked != "refused") == published, f"{obj}: schema says {published}, the check gave {checked!r}"
+    if published and value is not None:
+        assert type(checked) is int and checked == value  # 20.0 arrives as the integer 20
+
+
+def test_integral_numbers_in_the_arguments_text_become_integers():
+    assert parse_read_args('{"path": "x", "head": 20.0}').head == 20
+    assert parse_read_args('{"path": "x", "tail": 1e2}').tail == 100
+    assert refusal(parse_read_args, '{"path": "x", "head": 2.5}') == "head: expected an integer (got number)"
+
+
 # --- parsing executes nothing ----------------------------------------------------------------
 
 
@@ -280,3 +306,16 @@ def test_parsing_and_validating_read_no_file(tmp_path):
     # Even a path the server would refuse is just a string at this stage.
     assert parse_read_args('{"path": "/etc/passwd"}').path == "/etc/passwd"
     assert workspace.reads == 0
+
+
+@pytest.mark.parametrize("value", [5, 5.0, 2e1, 5.5, "5", True, 0, 21.0], ids=repr)
+def test_search_notes_limit_agrees_with_its_published_rule_too(value):
+    from course_lib.notes_server import SearchNotesArgs
+
+    obj = {"query": "retries", "limit": value}
+    published = jsonschema.Draft202012Validator(SearchNotesArgs.model_json_schema()).is_valid(obj)
+    try:
+        checked = validate_arguments(SearchNotesArgs, obj).limit
+    except ArgumentsError:
+        checked = "refused"
+    assert (checked != "refused") == published, f"{obj}: schema says {published}, the check gave {checked!r}"

@@ -13,6 +13,7 @@ import pytest
 from course_lib.approval import action_id
 from course_lib.assistant import READ, SAVE, SEARCH, NotesAssistant
 from course_lib.execution import Session
+from course_lib.notes_server import GapStore
 from course_lib.retry import execute_with_retries
 
 QUESTION = "Where is my understanding of agent loops and workflows incomplete? Save a learning gap."
@@ -122,11 +123,11 @@ def test_chit_chat_uses_no_tool(assistant):
     assert (result.status, result.steps, result.executions) == ("completed", 1, [])
 
 
-def test_gaps_go_to_a_json_file_when_a_folder_is_given(monkeypatch, tmp_path):
+def test_gaps_go_to_a_database_file_when_a_folder_is_given(monkeypatch, tmp_path):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with NotesAssistant(gaps_dir=tmp_path) as assistant:
         assistant.approve(assistant.ask(QUESTION))
-    assert json.loads((tmp_path / "gaps.json").read_text())["records"][0]["topic"] == "Workflow vs Agent"
+    assert GapStore(tmp_path).records[0]["topic"] == "Workflow vs Agent"  # another process would see it too
 
 
 @pytest.mark.parametrize("clicked", ["approve", "reject", None])

@@ -88,3 +88,32 @@ def test_call_before_list_triggers_an_extra_tools_list():
 
     # the client lists after the result arrives, to find the output schema it should check against
     assert run(main) == ["initialize", "tools/call", "tools/list"]
+
+
+def test_headers_are_only_for_a_url_server():
+    async def main():
+        async with McpConnection(SERVER, headers={"Authorization": "Bearer x"}):
+            pass
+
+    with pytest.raises(ValueError, match="URL server only"):
+        run(main)
+
+
+def test_a_url_server_records_each_http_exchange_with_the_same_json_rpc_messages():
+    from course_lib.http_transport import serving
+
+    async def main(url):
+        async with McpConnection(url, headers={"Authorization": "Bearer not-checked-here"}) as conn:
+            await conn.list_tools()
+            result, exchange = await conn.call_tool("echo", {"x": "hi"})
+        return conn, result, exchange
+
+    with serving(Server("echo-server", version="1.0", on_list_tools=_list, on_call_tool=_call)) as srv:
+        conn, result, exchange = anyio.run(main, srv.url)
+    assert result.content[0].text == "hi"
+    posts = [h for h in conn.http if h.method == "POST"]
+    sent = [m.json for m in conn.messages if m.direction == "app→server"]
+    assert [h.request_body for h in posts] == sent  # each POST body is one JSON-RPC message, as sent
+    assert all(h.request_headers["authorization"] == "Bearer <redacted>" for h in conn.http)
+    assert "not-checked-here" not in repr(conn)
+    assert exchange.request["params"] == {"name": "echo", "arguments": {"x": "hi"}}

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9]*.ipynb"))
+NOTEBOOKS = [*sorted((REPO / "notebooks").glob("[0-9]*.ipynb")),  # the English, then the 简体中文 edition
+             *sorted((REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb"))]
 _spec = importlib.util.spec_from_file_location("stable_widget_ids", REPO / ".ci" / "stable_widget_ids.py")
 stable_widget_ids = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(stable_widget_ids)
@@ -19,7 +20,7 @@ _spec.loader.exec_module(stable_widget_ids)
 MACHINE_PATH = re.compile(r"(?<![\w.])/(?:home|root|Users|tmp|var/folders|work)/[^\s\"'\\]+|[A-Z]:\\\\Users\\\\")
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(REPO / "notebooks")))
 def test_notebook_is_stored_executed_and_machine_free(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
     cells = notebook["cells"]
@@ -39,7 +40,7 @@ def test_the_pattern_finds_machine_paths():
     assert MACHINE_PATH.findall('"/workspace/notes.txt" /notes/a.md') == []
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(REPO / "notebooks")))
 def test_stored_widget_ids_are_the_stable_ones(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
     assert stable_widget_ids.stabilize(notebook, path.name) is notebook, "run make notebooks (it keeps ids stable)"

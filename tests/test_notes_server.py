@@ -191,6 +191,17 @@ async def test_a_symlink_out_of_the_knowledge_base_is_neither_indexed_nor_read(r
     assert error_of(result)[0] == "FORBIDDEN"
 
 
+@pytest.mark.anyio
+async def test_a_hard_link_to_a_file_outside_is_neither_indexed_nor_read(root):
+    os.link(root.parent / "secret.md", root / "leak.md")  # the same file, not a link to follow
+    kb = KnowledgeBase(root)
+    assert all(note.path != "/notes/leak.md" for note in kb.index.notes) and kb.index.search("secret", 5) == []
+    result = await call(notes_server(kb), "read_note", {"path": "/notes/leak.md"})
+    assert error_of(result) == ("FORBIDDEN", "'/notes/leak.md': the file has more than one hard link (it may be a "
+                                "file elsewhere); refused")  # fmt: skip
+    assert "TOP SECRET" not in result.content[0].text
+
+
 def test_a_moved_note_is_not_found_then_the_next_search_finds_its_new_path(root):
     kb = KnowledgeBase(root)
     assert kb.index.search("parallel", 1)[0].path == "/notes/parallel-calls.md"
@@ -239,17 +250,38 @@ async def test_save_arguments_are_checked(root, arguments, message):
     assert error_of(await call(build_notes_server(root), "save_learning_gap", arguments)) == ("INVALID_INPUT", message)
 
 
-def test_gaps_persist_in_a_json_file_and_are_reloaded(root, tmp_path):
+def test_gaps_persist_in_a_database_and_are_reloaded(root, tmp_path):
     gaps = tmp_path / "gaps"
     gaps.mkdir()
     store = GapStore(gaps)
     store.save("A", "e", "s", KEY)
-    saved = json.loads((gaps / "gaps.json").read_text())["records"]
-    assert saved == [{"id": "gap-0001", "topic": "A", "evidence": "e", "suggestion": "s", "idempotency_key": KEY}]
+    store.close()
     reloaded = GapStore(gaps)
+    assert reloaded.records == [{"id": "gap-0001", "topic": "A", "evidence": "e", "suggestion": "s", "idempotency_key": KEY}]
     assert reloaded.save("A", "e", "s", KEY).replayed is True  # the key survived the restart
     assert reloaded.save("B", "e", "s", KEY + "2").record_id == "gap-0002"
-    assert [p.name for p in gaps.iterdir()] == ["gaps.json"]  # no temporary file left behind
+    assert reloaded.writes == 2 and {p.name for p in gaps.iterdir()} <= {"gaps.sqlite3", "gaps.sqlite3-wal", "gaps.sqlite3-shm"}
+    reloaded.close()
+
+
+def test_gaps_saved_by_an_older_version_in_gaps_json_are_imported_once_and_the_file_kept(tmp_path):
+    old = {"records": [{"id": "gap-0003", "topic": "A", "evidence": "e", "suggestion": "s", "idempotency_key": KEY}]}
+    (tmp_path / "gaps.json").write_text(json.dumps(old))
+    store = GapStore(tmp_path)
+    assert store.records == old["records"] and store.save("A", "e", "s", KEY).record_id == "gap-0003"
+    assert store.save("B", "e", "s", KEY + "2").record_id == "gap-0004"
+    store.close()
+    assert json.loads((tmp_path / "gaps.json").read_text()) == old
+    assert len(GapStore(tmp_path).records) == 2  # not imported a second time
+
+
+def test_the_store_itself_refuses_a_gap_that_breaks_its_rules(tmp_path):
+    store = GapStore(tmp_path)  # the server checks arguments first; the table's CHECKs are the last word
+    with pytest.raises(ToolFailure) as refused:
+        store.save("", "e", "s", KEY)
+    assert refused.value.code == "INVALID_INPUT" and "CHECK constraint failed" in refused.value.message
+    assert store.records == []
+    store.close()
 
 
 def test_gaps_folder_must_exist(tmp_path):
@@ -294,7 +326,7 @@ async def test_stdio_server_searches_and_saves_to_the_gaps_folder(root, tmp_path
     assert names == ["search_notes", "read_note", "save_learning_gap"]
     assert hits[0]["path"] == "/notes/strict-mode.md"
     assert saved == {"record_id": "gap-0001", "replayed": False}
-    assert json.loads((gaps / "gaps.json").read_text())["records"][0]["topic"] == GAP["topic"]
+    assert GapStore(gaps).records[0]["topic"] == GAP["topic"]
     assert errlog_path.read_text() == ""
 
 

@@ -1,5 +1,6 @@
 import dataclasses
 import json
+import os
 import shutil
 
 import anyio
@@ -254,3 +255,129 @@ def test_the_audit_table_is_plain_text_with_one_row_per_record(store):
     lines = store.audit.table().splitlines()
     assert lines[0].split() == ["when", "who", "tool", "action", "target", "result", "detail"]
     assert lines[1].split() == ["2026-01-01T09:00:00Z", "alice", "apply_note_update", "-", TODO, "ok", "executed"]
+
+
+# ---- across processes and crashes: the records live in a database beside the folder --------------
+
+
+def test_versions_idempotency_and_audit_are_shared_by_every_store_on_the_folder(store, root):
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    arguments = {"path": TODO, "content": "from kernel 1\n", "expected_version": 1}
+    approved(executor, "apply_note_update", arguments)
+    assert run(executor, "apply_note_update", arguments).ok
+    other = NotesStore(root, clock=ManualClock())  # another kernel, or a restart
+    assert other.read(TODO) == ("from kernel 1\n", 2) and other.writes == 1
+    assert anyio.run(lambda: other.apply(TODO, "from kernel 1\n", 1, key=store.audit.records[-1].action_id)) == (
+        {"path": TODO, "version": 2}, True)  # the key is known there too: a replay, no second write  # fmt: skip
+    assert [r.result for r in other.audit.records] == ["APPROVAL_REQUIRED", "ok"]
+    assert [p.name for p in root.parent.iterdir() if p.name.startswith("workspace.notes.sqlite3")]
+    assert not [p for p in root.rglob("*") if ".sqlite3" in p.name]  # nothing the model could read
+
+
+def test_an_external_edit_after_approval_is_a_conflict_even_in_a_store_that_never_saw_the_note(root):
+    preview = NotesStore(root).preview(TODO, "approved text\n")  # kernel 1 shows the diff
+    (root / "todo.md").write_text("edited by hand after the approval\n")
+    fresh = NotesStore(root)  # kernel 2 applies it
+    with pytest.raises(ToolError) as refused:
+        fresh.write(TODO, "approved text\n", preview["current_version"])
+    assert refused.value.code == "CONFLICT" and "version 2, not 1" in refused.value.message
+    assert (root / "todo.md").read_text() == "edited by hand after the approval\n" and fresh.writes == 0
+
+
+def test_a_temporary_file_left_by_a_killed_writer_is_removed_when_a_store_opens(root):
+    (root / "docs" / ".notes-store-0123456789abcdef.tmp").write_text("half a no")
+    (root / ".notes-store-notmine.tmp").write_text("someone else's")  # not a name the store makes
+    store = NotesStore(root)
+    assert store.removed_temporary_files == 1 and not (root / "docs" / ".notes-store-0123456789abcdef.tmp").exists()
+    assert (root / ".notes-store-notmine.tmp").read_text() == "someone else's"
+
+
+def test_a_write_keeps_the_notes_permissions_and_leaves_no_temporary_file(store, root):
+    (root / "todo.md").chmod(0o640)
+    store.write(TODO, "new\n", 1)
+    assert (root / "todo.md").stat().st_mode & 0o777 == 0o640
+    assert not [p for p in root.rglob(".notes-store-*")]
+
+
+# ---- writes as safe as reads: exactly the path approved, no link followed --------------------------
+
+
+def test_a_symlink_swapped_in_after_approval_fails_the_write_and_no_other_note_changes(store, root):
+    (root / "a.md").write_text("note a\n")
+    (root / "b.md").write_text("note b\n")
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    arguments = {"path": "/workspace/a.md", "content": "approved for a\n", "expected_version": 1}
+    approved(executor, "apply_note_update", arguments)
+    (root / "a.md").unlink()
+    (root / "a.md").symlink_to("b.md")  # the swap, after the person approved a.md
+    refused = run(executor, "apply_note_update", arguments)
+    assert refused.error_code == "FORBIDDEN"
+    assert refused.result["error"]["message"] == ("'/workspace/a.md': a symbolic link is on the way (to "
+                                                  "'/workspace/b.md'); the store reads and writes only the exact path named")  # fmt: skip
+    last = store.audit.records[-1]
+    assert (last.arguments["path"], last.result) == ("/workspace/a.md", "FORBIDDEN")  # the audit says so
+    assert (root / "b.md").read_text() == "note b\n" and (root / "a.md").is_symlink() and store.writes == 0
+
+
+def test_a_folder_swapped_for_a_link_between_check_and_write_is_not_followed(store, root, tmp_path, monkeypatch):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "plan.md").write_text("outside\n")
+    (root / "docs" / "plan.md").write_text("inside\n")
+    store.read("/workspace/docs/plan.md")
+    resolve = store.workspace.resolve
+
+    def swap_after_the_check(path):
+        real = resolve(path)
+        (root / "docs").rename(tmp_path / "docs-moved")
+        (root / "docs").symlink_to(outside)  # what the write would follow
+        return real
+
+    monkeypatch.setattr(store.workspace, "resolve", swap_after_the_check)
+    with pytest.raises(ToolError) as refused:
+        store.write("/workspace/docs/plan.md", "written\n", 1)
+    assert refused.value.code == "FORBIDDEN" and "not followed" in refused.value.message
+    assert (outside / "plan.md").read_text() == "outside\n" and str(tmp_path) not in refused.value.message
+    assert not list(outside.iterdir())[1:]  # no temporary file left there either
+
+
+@pytest.mark.parametrize("action", ["read", "write"])
+def test_a_hard_link_to_a_file_outside_the_root_is_refused_on_read_and_write(store, root, tmp_path, action):
+    (tmp_path / "secret.txt").write_text("TOP SECRET\n")
+    os.link(tmp_path / "secret.txt", root / "leak.md")
+    with pytest.raises(ToolError) as refused:
+        store.read("leak.md") if action == "read" else store.write("leak.md", "overwritten\n", 1)
+    assert refused.value.code == "FORBIDDEN" and "more than one hard link" in refused.value.message
+    assert "TOP SECRET" not in refused.value.message and str(tmp_path) not in refused.value.message
+    assert (tmp_path / "secret.txt").read_text() == "TOP SECRET\n"
+
+
+def test_a_link_inside_the_root_is_refused_too_the_write_goes_to_the_exact_path_named(store, root):
+    (root / "alias.md").symlink_to("todo.md")
+    before = (root / "todo.md").read_text()
+    for attempt in (lambda: store.read("alias.md"), lambda: store.write("alias.md", "x\n", 1)):
+        with pytest.raises(ToolError, match="a symbolic link is on the way") as refused:
+            attempt()
+        assert refused.value.code == "FORBIDDEN"
+    assert (root / "todo.md").read_text() == before
+    assert store.write("/workspace/docs/../todo.md", "by its own name\n", 1)["path"] == TODO  # '..' is fine
+
+
+def test_a_write_that_died_between_its_rename_and_its_commit_is_completed_by_its_retry(store, root, monkeypatch):
+    import course_lib.notes_store as notes_store
+
+    swap_in = notes_store._swap_in
+
+    def dies_after_the_rename(*args):
+        swap_in(*args)
+        raise KeyboardInterrupt  # the process goes before the transaction commits
+
+    monkeypatch.setattr(notes_store, "_swap_in", dies_after_the_rename)
+    with pytest.raises(KeyboardInterrupt):
+        anyio.run(lambda: store.apply(TODO, "approved\n", 1, key="act_1"))
+    assert (root / "todo.md").read_text() == "approved\n" and store.writes == 0  # renamed, not recorded
+    monkeypatch.undo()
+    again = NotesStore(root)  # the restart; the host retries the same approved action
+    assert anyio.run(lambda: again.apply(TODO, "approved\n", 1, key="act_1")) == ({"path": TODO, "version": 2}, False)
+    assert again.writes == 1 and again.read(TODO) == ("approved\n", 2)
+    assert anyio.run(lambda: again.apply(TODO, "approved\n", 1, key="act_1"))[1] is True  # and once only

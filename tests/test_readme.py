@@ -106,7 +106,7 @@ def test_the_offline_model_server_and_the_curl_example(venv_python):
 
 
 def test_the_fs_server_command_and_the_inspector_commands(venv_python, node_tools):
-    commands = re.findall(r"`(tests/node/node_modules/\.bin/mcp-inspector [^`]+)`", README)
+    commands = re.findall(r"`(tests/node/node_modules/\.bin/mcp-inspector --cli \.venv[^`]+)`", README)
     assert len(commands) == 2
     for command in commands:
         done = subprocess.run(shlex.split(command), cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -132,3 +132,20 @@ def test_every_make_target_in_the_readme_exists():
     for target in sorted(targets):
         done = subprocess.run(["make", "-n", target], cwd=REPO, capture_output=True, text=True, timeout=30)
         assert done.returncode == 0, f"make {target}: {done.stderr}"
+
+
+def test_the_http_server_command_and_the_inspector_over_http(venv_python, node_tools):
+    serve = _blocks("sh")[0].strip()
+    assert serve == f"{PYTHON} -m course_lib.fs_server --root fixtures/workspace --http 8765"
+    [inspect] = re.findall(r"`(tests/node/node_modules/\.bin/mcp-inspector --cli http[^`]+)`", README)
+    port = _free_port()
+    server = subprocess.Popen(shlex.split(serve.replace("8765", str(port))), cwd=REPO, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for(port, server)
+        done = subprocess.run(shlex.split(inspect.replace("8765", str(port))), cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        body, _ = json.JSONDecoder().raw_decode(done.stdout[done.stdout.index("{"):])
+        assert body["isError"] is False and body["structuredContent"]["lines"] == 5
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -4,8 +4,12 @@
   measured, not stored: the check runs the task twice for real (first 20 lines, then first 5) and
   sees which objects changed, and whether each one exists before or only after the server ran.
 - `check_final_text(fn)`: the learner's `final_text(response_json) -> str` is run on real recorded
-  Responses bodies (and two assembled from real items) and compared with the openai SDK's own
-  `Response.output_text`.
+  Responses bodies (and four assembled from real items and the SDK's item types: a call next to a
+  message, a message in two parts, a refusal part, a reasoning item) and compared with the openai
+  SDK's own `Response.output_text`.
+
+The not-answered and passed messages follow the edition's language (`course_lib.lang.say`); the
+others are English for now.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from openai.types.responses import Response
 
 from course_lib.arguments import quote
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.lang import say
 
 KINDS = ("rule", "value", "result")
 
@@ -127,7 +132,8 @@ def _why(name: str, truth: str, guess: str, first: Any, second: Any) -> str:
 def check_kinds(answer: dict[str, str]) -> bool:
     """Compare the learner's labels with the kinds measured on two real runs."""
     if not_answered(answer) or (isinstance(answer, dict) and all(v is ... for v in answer.values())):
-        return failed('Not answered yet: replace each ... with "rule", "value" or "result".')
+        return failed(say('Not answered yet: replace each ... with "rule", "value" or "result".',
+                          '还没有作答：把每个 ... 换成 "rule"、"value" 或 "result"。'))
     if not isinstance(answer, dict):
         return failed(f"Give a dict from object name to kind; you gave {type(answer).__name__}.")
     unknown = [name for name in answer if name not in OBJECTS]
@@ -142,14 +148,15 @@ def check_kinds(answer: dict[str, str]) -> bool:
     for name, (truth, first, second) in measured_kinds().items():
         if answer[name] != truth:
             return failed(_why(name, truth, answer[name], first, second))
-    return passed(f"All {len(OBJECTS)} objects labelled as the two real runs show them.")
+    return passed(say("All {n} objects labelled as the two real runs show them.",
+                      "{n} 个对象全部标对了，与两次真实运行测得的一致。", n=len(OBJECTS)))
 
 
 # ---- exercise 2: the final answer's text --------------------------------------------------------
 
 
 def final_text_cases() -> list[tuple[str, dict[str, Any]]]:
-    """(label, Responses body) pairs: recorded from real runs, and two assembled from real items."""
+    """(label, Responses body) pairs: recorded from real runs, and four assembled from real items."""
     one = _record(TASKS[0])
     two = _record(TWO_READS)
     call, message = _call(one), one["response_2"]["output"][0]
@@ -159,32 +166,67 @@ def final_text_cases() -> list[tuple[str, dict[str, Any]]]:
     split = copy.deepcopy(two["response_2"])
     part = split["output"][0]["content"][0]
     split["output"][0]["content"] = [dict(part, text=head + sep), dict(part, text=rest)]
+    # A refusal part and a reasoning item, in the SDK's own shapes (ResponseOutputRefusal,
+    # ResponseReasoningItem): neither is answer text, and output_text leaves both out.
+    refused = copy.deepcopy(one["response_2"])
+    refused["output"][0]["content"] = [dict(refused["output"][0]["content"][0], text="I read the file. "),
+                                       {"type": "refusal", "refusal": "I won't quote line 7: it holds a secret."}]
+    reasoned = copy.deepcopy(one["response_2"])
+    thought = "The tool returned 20 lines; quote them and name the tool."
+    reasoned["output"] = [{"id": "rs_" + message["id"].removeprefix("msg_"), "type": "reasoning",
+                           "summary": [{"type": "summary_text", "text": thought}],
+                           "content": [{"type": "reasoning_text", "text": thought}]}, message]  # fmt: skip
     cases = [
         ("the final answer, output = [message]", one["response_2"]),
         ("a tool call only, output = [function_call]", one["response_1"]),
         ("two tool calls, output = [function_call, function_call]", two["response_1"]),
         ("a call next to a message, output = [function_call, message]", call_then_message),
         ("one message in two parts, content = [output_text, output_text]", split),
+        ("a message with a refusal part, content = [output_text, refusal]", refused),
+        ("a reasoning item before the message, output = [reasoning, message]", reasoned),
     ]
     for _, body in cases:
         Response.model_validate(body)  # every case is a valid Responses body
     return cases
 
 
-def _hint(label: str, expected: str) -> str:
+def _hint(label: str, expected: str, got: str) -> str:
+    """Name the mistake behind a wrong join, from the case and from what came back."""
     if not expected:
         return "This response has no message: return ''."
-    if "output = [function_call, message]" in label:
+    if "reasoning" in label and got.count(expected) and len(got) > len(expected):
+        return ("You joined the reasoning item's text too: it is the model's reasoning, not its answer. "
+                "Take only items whose type is 'message'.")
+    if "refusal" in label and len(got) > len(expected):
+        return ("You joined the refusal part too: a refusal is not answer text (output_text leaves it out). "
+                "Take only parts whose type is 'output_text'.")
+    if "output = [function_call, message]" in label or "reasoning" in label:
         return "The message is at output[1] here: walk every item and pick them by type."
     if "two parts" in label:
         return "Join the text of every output_text part, in order, with nothing in between."
+    if got and expected.startswith(got.strip()) and got != expected:
+        return "You stopped early: join the text of every output_text part, in order, with nothing in between."
+    if got.replace("\n", "").replace(" ", "") == expected.replace("\n", "").replace(" ", ""):
+        return "Join with nothing in between: '' .join(...), not a space or a newline."
     return "Take the text of the output_text parts of the message items."
+
+
+def _crash_hint(label: str, error: Exception) -> str:
+    """Name the mistake behind a crash on one case."""
+    if "refusal" in label and isinstance(error, KeyError) and error.args == ("text",):
+        return ("A refusal part has no 'text' (its field is 'refusal'): check each part's type and join only "
+                "'output_text' parts.")
+    if isinstance(error, (KeyError, IndexError)):
+        return ("Not every item is a message and not every item has 'content': check each item's 'type' "
+                "before reading its fields.")
+    return "Look at each item's 'type' before reading its fields."
 
 
 def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
     """Run `fn` on real Responses bodies; compare with the SDK's `output_text`."""
     if not_answered(fn):
-        return failed("Not answered yet: define final_text(response_json) and pass the function itself.")
+        return failed(say("Not answered yet: define final_text(response_json) and pass the function itself.",
+                          "还没有作答：定义 final_text(response_json)，并传入函数本身。"))
     if not callable(fn):
         return failed(f"Pass the function itself (final_text, without parentheses); you passed {quote(fn)}.")
     cases = final_text_cases()
@@ -194,7 +236,7 @@ def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
             got = fn(copy.deepcopy(body))
         except Exception as error:
             return failed(f"case '{label}': your function crashed with {type(error).__name__}: {error}. "
-                          "Look at each item's 'type' before reading its fields.")
+                          f"{_crash_hint(label, error)}")
         if not isinstance(got, str):
             return failed(f"case '{label}': you returned {quote(got)} ({type(got).__name__}); return a str "
                           "('' when there is no message).")
@@ -203,8 +245,9 @@ def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
             if mine == sdk:  # same beginning: say how they differ in size
                 mine, sdk = f"{len(got)} characters", f"{len(expected)} characters"
             return failed(f"case '{label}': you returned {mine}, the SDK's output_text gives {sdk}. "
-                          f"{_hint(label, expected)}")
-    return passed(f"final_text agrees with the SDK's output_text on all {len(cases)} responses.")
+                          f"{_hint(label, expected, got)}")
+    return passed(say("final_text agrees with the SDK's output_text on all {n} responses.",
+                      "在全部 {n} 个响应上，final_text 与 SDK 的 output_text 一致。", n=len(cases)))
 
 
 def _final_text_solution(response_json: dict[str, Any]) -> str:

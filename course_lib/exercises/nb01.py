@@ -113,9 +113,18 @@ def check_strict_search_notes(schema: dict[str, Any]) -> bool:
     validator = Draft202012Validator(schema)
     for instance, valid, meaning in MEANING_CASES:
         if validator.is_valid(instance) != valid:
-            return failed(meaning + ".")
+            return failed(meaning + "." + _meaning_hint(schema, instance))
     return passed("Strict and faithful: the model API accepts it with strict: true; query stays a required "
                   "string, limit an integer from 1 to 20 or null.")
+
+
+def _meaning_hint(schema: dict[str, Any], instance: dict[str, Any]) -> str:
+    """Name the usual cause when null is refused: an OpenAPI keyword JSON Schema ignores."""
+    limit = schema.get("properties", {}).get("limit", {})
+    if instance.get("limit", 0) is None and isinstance(limit, dict) and "nullable" in limit:
+        return (' "nullable": true is OpenAPI, not JSON Schema: a JSON Schema validator ignores it. Allow null '
+                'with "type": ["integer", "null"] or anyOf [..., {"type": "null"}].')
+    return ""
 
 
 def _strict_search_notes_solution() -> dict[str, Any]:

@@ -25,8 +25,9 @@ HEAD_CASES: list[tuple[str, str]] = [
     ("head is null (strict mode's 'absent')", '{"path":"/workspace/notes.txt","head":null}'),
     ("extra whitespace around the object", '  {\n  "path": "notes.txt",\n  "head": 7\n}\n'),
     ("head as a string", '{"path":"/workspace/notes.txt","head":"5"}'),
-    ("head as a float", '{"path":"/workspace/notes.txt","head":5.0}'),
+    ("head as a float with no fraction", '{"path":"/workspace/notes.txt","head":5.0}'),
     ("head in exponent notation", '{"path":"/workspace/notes.txt","head":1e2}'),
+    ("head with a fraction", '{"path":"/workspace/notes.txt","head":5.5}'),
     ("head as a boolean", '{"path":"/workspace/notes.txt","head":true}'),
     ("head given twice", '{"path":"/workspace/notes.txt","head":5,"head":20}'),
     ("path given twice", '{"path":"/workspace/todo.md","path":"/workspace/notes.txt","head":2}'),
@@ -79,20 +80,52 @@ def check_parse_head(fn: Callable[[str], int | None]) -> bool:
         except ValueError as error:
             if accepted:
                 return failed(f"case '{label}' {text.strip()}: you refused it ({type(error).__name__}: "
-                              f"{error}), but it is valid; the real parser returns head={head!r}.")
+                              f"{error}), but it is valid; the real parser returns head={head!r}."
+                              f"{_accepted_hint(text)}")
             continue
         except Exception as error:  # a crash is not a message the model can act on
             return failed(f"case '{label}' {text.strip()}: your function crashed with {type(error).__name__}: "
                           f"{error}. Refuse bad input with ValueError (json.JSONDecodeError is one).")
         if not accepted:
             return failed(f"case '{label}' {text.strip()}: you returned {got!r}, but it must be refused "
-                          f"(the real parser says: {reason}). Raise ValueError.")
+                          f"(the real parser says: {reason}). Raise ValueError.{_refused_hint(text, got)}")
         if got is not None and type(got) is not int:
             return failed(f"case '{label}' {text.strip()}: you returned {got!r} ({type(got).__name__}); "
-                          "return an int (or None when there is no head).")
+                          "return an int (or None when there is no head)."
+                          f"{' Convert an integral float: 5.0 is the integer 5.' if isinstance(got, float) else ''}")
         if got != head:
             return failed(f"case '{label}' {text.strip()}: expected {head!r}, you returned {got!r}.")
     return passed(f"parse_head agrees with the real parser on all {len(cases)} cases.")
+
+
+def _accepted_hint(text: str) -> str:
+    """What a learner who refused a valid text usually got wrong."""
+    if '"head":5.0' in text or '"head":1e2' in text:
+        return (" JSON Schema's integer is any number with no fractional part, so 5.0 and 1e2 are integers: "
+                "json.loads gives a float, convert it when float.is_integer() says so.")
+    if "null" in text:
+        return " null is the absent value (strict mode sends it): return None, do not refuse."
+    return ""
+
+
+def _refused_hint(text: str, got: Any) -> str:
+    """Name the usual mistake behind accepting a text the real parser refuses."""
+    if "true" in text:
+        return " True is an int in Python (isinstance(True, int)), but a boolean in JSON: check type(head) is int."
+    if '"5"' in text:
+        return " A string is not an integer, even if it holds digits: do not call int() on it."
+    if "5.5" in text:
+        return " int(5.5) is 5: truncating a fraction is guessing. Only a float with no fraction is an integer."
+    if "NaN" in text or "Infinity" in text:
+        return " Python's json accepts NaN and Infinity; standard JSON does not: pass parse_constant to refuse them."
+    if text.count('"head"') > 1 or text.count('"path"') > 1:
+        return (" json.loads keeps the last duplicate key silently; which one counts would be a guess. "
+                "Pass object_pairs_hook to refuse duplicates.")
+    if "[" in text.lstrip()[:1]:
+        return " The arguments must be a JSON object; check isinstance(value, dict)."
+    if isinstance(got, int) and got < 1:
+        return " head counts lines: it must be at least 1."
+    return ""
 
 
 def _parse_head_solution(arguments_text: str) -> int | None:
@@ -111,7 +144,9 @@ def _parse_head_solution(arguments_text: str) -> int | None:
     head = value.get("head")
     if head is None:
         return None
-    if type(head) is not int or head < 1:  # type(...) is int: True and 5.0 are not integers here
+    if isinstance(head, float) and head.is_integer():  # JSON Schema: 5.0 and 1e2 are integers
+        head = int(head)
+    if type(head) is not int or head < 1:  # type(...) is int: True is a boolean, not an integer
         raise ValueError(f"head must be an integer >= 1, got {head!r}")
     return head
 

@@ -7,7 +7,9 @@ INVALID_INPUT) and one for a tool the server does not have (a JSON-RPC error).
 - `check_pair_by_id(fn)`: the learner's `pair_by_id(messages) -> {id: (request, response)}` must
   match `McpConnection.exchanges()`, also when the server's answers arrive in another order.
 - `check_classify(fn)`: the learner's `classify(response) -> "success" | "tool error" |
-  "protocol error"` is run on every recorded `tools/call` response.
+  "protocol error"` is run on every recorded `tools/call` response, plus the recorded success as a
+  server that leaves out the optional `isError` sends it (the spec's schema, 2025-06-18 and
+  2025-11-25 alike: `isError?: boolean`, "If not set, this is assumed to be false").
 """
 
 from __future__ import annotations
@@ -156,7 +158,33 @@ def _why(response: dict[str, Any]) -> str:
         text = " ".join(block.get("text", "") for block in result.get("content", []))
         return (f"result.isError is true ({text}): the tool ran and failed. A tool error still arrives as a "
                 "result, and must go back to the model as a failure, never as a success")
-    return "result.isError is false: the call succeeded"
+    if "isError" not in result:
+        return ("result has no isError, and an absent isError means false: the call succeeded (the field is "
+                "optional; read it with .get(\"isError\", False))")
+    return ("result.isError is false: the call succeeded (the key is there with the value false: test its "
+            "value, not whether the key is present)")
+
+
+def classify_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(request, response) of every recorded tools/call, then the success once more with `isError`
+    left out, as the spec allows: our server always sends it, other servers need not."""
+    calls = [(request, response) for request, response in _exchanges(real_recording()).values()
+             if request["method"] == "tools/call"]  # fmt: skip
+    request, response = next((q, r) for q, r in calls if "result" in r and r["result"].get("isError") is False)
+    key = max(r["id"] for _, r in calls) + 1
+    result = {k: v for k, v in response["result"].items() if k != "isError"}
+    return [*calls, (dict(request, id=key), dict(response, id=key, result=result))]
+
+
+def _crash_hint(response: dict[str, Any], error: Exception) -> str:
+    """Name the usual mistake behind a crash on one response."""
+    if isinstance(error, KeyError) and error.args == ("isError",):
+        return ("isError is optional: a result without it is a success (\"If not set, this is assumed to be "
+                "false\"). Read it with result.get(\"isError\", False).")
+    if isinstance(error, KeyError) and error.args == ("result",):
+        return ("a protocol error has a top-level 'error' and no 'result': look for 'error' before reading "
+                "the result.")
+    return "look at which keys that response really has."
 
 
 def check_classify(fn: Callable[[dict[str, Any]], str]) -> bool:
@@ -165,18 +193,14 @@ def check_classify(fn: Callable[[dict[str, Any]], str]) -> bool:
         return failed("Not answered yet: define classify(response) and pass the function itself.")
     if not callable(fn):
         return failed(f"Pass the function itself (classify, without parentheses); you passed {fn!r}.")
-    calls = [
-        (request, response)
-        for request, response in _exchanges(real_recording()).values()
-        if request["method"] == "tools/call"
-    ]
+    calls = classify_cases()
     for request, response in calls:
         key = response["id"]
         try:
             got = fn(json.loads(json.dumps(response)))  # a fresh copy: the learner may change it freely
         except Exception as error:
             return failed(f"classify raised {type(error).__name__}: {error} on the response to id {key} "
-                          f"{_short(response, 70)} — look at which keys that response really has.")
+                          f"{_short(response, 70)} — {_crash_hint(response, error)}")
         if got not in LABELS:
             return failed(f"id {key}: {got!r} is not one of {', '.join(repr(label) for label in LABELS)}.")
         want = _real_label(response)

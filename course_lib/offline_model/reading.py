@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from course_lib.offline_model.validation import strict_in_effect
+
 _NUMBER_WORDS = dict(zip("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
                          "fifteen sixteen seventeen eighteen nineteen twenty".split(), range(1, 21)))
 _NUMBER_WORDS |= dict(zip("一 二 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六 十七 十八 十九 二十".split(), range(1, 21)))
@@ -172,12 +174,14 @@ def _find_reader_tool(tools: list[dict], text: str) -> dict | None:
 
 def _arguments(tool: dict, read: tuple[str, str | None, int | None]) -> dict[str, Any]:
     """Arguments for one read, in schema property order; head/tail only if the schema has them.
-    A strict tool gets every property, with null for the ones not used (strict has no "absent")."""
+    A tool in strict mode gets every property, with null for the ones not used (strict has no
+    "absent"). Strict mode is the mode in effect: an omitted `strict` on a strict-compatible schema
+    is strict in the Responses API (`validation.strict_in_effect`)."""
     path, kind, n = read
     values = {_path_property(tool): path}
     if kind in _properties(tool):
         values[kind] = n
-    strict = tool.get("strict") is True
+    strict = strict_in_effect(tool)
     return {name: values.get(name) for name in _properties(tool) if name in values or strict}
 
 
@@ -186,11 +190,12 @@ _EMPTY = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": []
 
 def _empty_arguments(tool: dict) -> dict[str, Any]:
     """What a call must carry when `tool_choice` forces it but the request gives nothing to fill it:
-    every required property (every property, for a strict tool) with null if its schema allows
-    null, else the empty value of its type ("", 0, false, [], {}). Empty, never guessed: the tool's
-    own checks refuse what needs a real value."""
+    every required property (every property, for a tool in strict mode, an omitted `strict` on a
+    strict-compatible schema included) with null if its schema allows null, else the empty value of
+    its type ("", 0, false, [], {}). Empty, never guessed: the tool's own checks refuse what needs a
+    real value."""
     required = (tool.get("parameters") or {}).get("required") or []
-    strict = tool.get("strict") is True
+    strict = strict_in_effect(tool)
     values = {}
     for name, schema in _properties(tool).items():
         if strict or name in required:

@@ -266,7 +266,8 @@ def _missing_properties(schema: Any, context: tuple = (), *, nested: bool) -> tu
 
 
 def _parse_tools(body: dict) -> list[dict]:
-    """Return the declared function tools (other tool types are accepted and ignored).
+    """Return the declared function tools (other tool types are accepted and ignored), each with
+    `strict` set to the mode in effect (`strict_in_effect`: an omitted `strict` resolved).
 
     Raises:
         BadRequest: `tools` is not a list, or a function tool lacks a name or has bad parameters:
@@ -296,8 +297,38 @@ def _parse_tools(body: dict) -> list[dict]:
             if problem is not None:
                 raise BadRequest(f"Invalid schema for function '{name}': {problem}",
                                  f"{where}.parameters", "invalid_function_parameters")
-            functions.append(tool)
+            # The rest of the model reads `strict` as the mode in effect, an omitted one resolved.
+            functions.append(tool | {"strict": strict_in_effect(tool)})
     return functions
+
+
+def strict_in_effect(tool: dict) -> bool:
+    """Whether a Responses function tool's calls are made in strict mode.
+
+    `strict: true` always (its schema was checked, a bad one is a 400), `strict: false` never. An
+    omitted `strict` is *not* false in the Responses API: it is strict when the schema keeps strict
+    mode's rules, non-strict otherwise, and never a 400 for that reason. A null `strict` counts as
+    omitted, like any known optional key that is null (see the module docstring).
+
+    Sources, followed here: the openai SDK's own docstring (openai 3.57,
+    `types/responses/namespace_tool_param.py`, `ToolFunction.strict`): "If omitted, Responses attempts
+    to use strict validation when the schema is compatible, and falls back to non-strict validation
+    otherwise." The function-calling guide (as of 2026-04,
+    https://developers.openai.com/api/docs/guides/function-calling) says more strongly that Responses
+    "will normalize your schema into strict mode", "while Chat Completions requests remain non-strict
+    by default", and "To opt out of strict mode in Responses ... explicitly set `strict: false`". On
+    a schema that is *not* strict-compatible the two differ (the guide's normalising would make
+    optional fields required); this model follows the SDK and falls back to non-strict there. Either
+    way a tool that must be non-strict says `strict: false`, as the course's declarations do.
+    """
+    if tool.get("strict") is not None:
+        return tool["strict"] is True
+    parameters = tool.get("parameters")
+    if parameters is None:
+        return True  # no schema at all: nothing strict mode could object to
+    if _schema_problem(json.dumps(parameters, sort_keys=True)) is not None or strict_schema_problems(parameters):
+        return False
+    return _missing_properties(parameters, nested=True) is None
 
 
 def _tool_policy(body: dict, tools: list[dict]) -> tuple[str, list[dict]]:

@@ -85,3 +85,42 @@ def test_final_text_that_reads_only_the_first_part_misses_the_rest(capsys):
 def test_final_text_called_instead_of_passed(capsys):
     assert check_final_text("Here are the first 20 lines") is False
     assert "Pass the function itself" in capsys.readouterr().out
+
+
+def test_final_text_that_joins_every_part_crashes_on_a_refusal_and_is_told_why(capsys):
+    def every_part(r):
+        return "".join(p["text"] for i in r["output"] if i["type"] == "message" for p in i["content"])
+
+    assert check_final_text(every_part) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ case 'a message with a refusal part")
+    assert "A refusal part has no 'text'" in out and "join only 'output_text' parts" in out
+
+
+def test_final_text_that_ignores_item_and_part_types_joins_the_reasoning_and_is_told_so(capsys):
+    def every_text(r):
+        return "".join(p.get("text", "") for i in r["output"] for p in i.get("content") or [])
+
+    assert check_final_text(every_text) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ case 'a reasoning item before the message")
+    assert "You joined the reasoning item's text too" in out and "type is 'message'" in out
+
+
+def test_final_text_joined_with_newlines_is_told_to_join_with_nothing(capsys):
+    def with_newlines(r):
+        return "\n".join(p["text"] for i in r["output"] if i["type"] == "message"
+                         for p in i["content"] if p["type"] == "output_text")  # fmt: skip
+
+    assert check_final_text(with_newlines) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ case 'one message in two parts") and "with nothing in between" in out
+
+
+def test_final_text_cases_include_a_refusal_and_a_reasoning_item():
+    from course_lib.exercises.nb00 import final_text_cases
+
+    bodies = dict(final_text_cases())
+    parts = [p["type"] for body in bodies.values() for i in body["output"] if i["type"] == "message" for p in i["content"]]
+    assert "refusal" in parts
+    assert any(i["type"] == "reasoning" for body in bodies.values() for i in body["output"])

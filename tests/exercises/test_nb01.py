@@ -82,3 +82,10 @@ def test_allowed_tools_is_another_right_way_to_pick_backup(capsys):
     allowed = {"type": "allowed_tools", "mode": "required", "tools": [{"type": "function", "name": "backup__read_text_file"}]}
     assert check_tool_choices({"use_backup": allowed, "no_tools": "none"}) is True
     assert capsys.readouterr().out.startswith("✓")
+
+
+def test_an_openapi_nullable_flag_is_named_as_not_json_schema(capsys):
+    limit = {"type": "integer", "minimum": 1, "maximum": 20, "nullable": True}
+    assert check_strict_search_notes(_strict(limit=limit)) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ limit was optional") and '"nullable": true is OpenAPI, not JSON Schema' in out

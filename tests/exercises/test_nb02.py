@@ -15,7 +15,35 @@ def _type_checked_without_duplicates(arguments_text):
     if not isinstance(value, dict):
         raise ValueError("not an object")
     head = value.get("head")
+    if isinstance(head, float) and head.is_integer():
+        head = int(head)
     if head is not None and (type(head) is not int or head < 1):
+        raise ValueError("bad head")
+    return head
+
+
+def _refuses_every_float(arguments_text):
+    # type-strict, as the course once was: 5.0 refused although JSON Schema calls it an integer
+    head = json.loads(arguments_text).get("head")
+    if head is not None and (type(head) is not int or head < 1):
+        raise ValueError("bad head")
+    return head
+
+
+def _truncates_with_int(arguments_text):
+    head = json.loads(arguments_text).get("head")
+    if head is None:
+        return None
+    if isinstance(head, (int, float)) and not isinstance(head, bool) and head >= 1:
+        return int(head)  # 5.0 → 5, but 5.5 → 5 too
+    raise ValueError("bad head")
+
+
+def _isinstance_int(arguments_text):
+    head = json.loads(arguments_text).get("head")
+    if isinstance(head, float) and head.is_integer():
+        head = int(head)
+    if head is not None and not (isinstance(head, int) and head >= 1):
         raise ValueError("bad head")
     return head
 
@@ -76,3 +104,22 @@ def test_prediction_with_unknown_outcome_or_wrong_length(capsys):
     assert "'ok' is not an outcome" in capsys.readouterr().out
     assert check_predictions(["OK"]) is False
     assert "exactly 6 outcomes" in capsys.readouterr().out
+
+
+def test_parse_head_that_refuses_an_integral_float_is_told_json_schema_calls_it_an_integer(capsys):
+    assert check_parse_head(_refuses_every_float) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ case 'head as a float with no fraction'")
+    assert "the real parser returns head=5" in out and "5.0 and 1e2 are integers" in out
+
+
+def test_parse_head_that_truncates_a_fraction_with_int_is_named(capsys):
+    assert check_parse_head(_truncates_with_int) is False
+    out = capsys.readouterr().out
+    assert "case 'head with a fraction'" in out and "int(5.5) is 5" in out
+
+
+def test_parse_head_that_uses_isinstance_int_lets_true_through(capsys):
+    assert check_parse_head(_isinstance_int) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ case 'head as a boolean'") and "True is an int in Python" in out

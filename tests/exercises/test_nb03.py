@@ -72,3 +72,27 @@ def test_classify_that_calls_a_tool_error_a_protocol_error(capsys):
 def test_classify_with_an_unknown_label(capsys):
     assert check_classify(lambda r: "ok") is False
     assert "'ok' is not one of" in capsys.readouterr().out
+
+
+def test_classify_that_indexes_is_error_crashes_on_a_result_that_omits_it(capsys):
+    def indexes(r):
+        return "protocol error" if "error" in r else "tool error" if r["result"]["isError"] else "success"
+
+    assert check_classify(indexes) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ classify raised KeyError: 'isError'")
+    assert "isError is optional" in out and '.get("isError", False)' in out
+
+
+def test_classify_that_tests_the_presence_of_is_error_is_told_to_test_its_value(capsys):
+    assert check_classify(lambda r: "protocol error" if "error" in r else
+                          "tool error" if "isError" in r["result"] else "success") is False  # fmt: skip
+    out = capsys.readouterr().out
+    assert "you said 'tool error', but result.isError is false" in out and "test its value" in out
+
+
+def test_classify_cases_include_a_result_without_is_error():
+    from course_lib.exercises.nb03 import classify_cases
+
+    results = [response["result"] for _, response in classify_cases() if "result" in response]
+    assert any("isError" not in result for result in results)

@@ -1,0 +1,405 @@
+"""Serve one of the course's MCP servers over Streamable HTTP, safe by default.
+
+Everything on the wire is the MCP SDK's own transport: `Server.streamable_http_app()` builds a
+Starlette app around `StreamableHTTPSessionManager`, and uvicorn serves it. That one endpoint,
+`http://HOST:PORT/mcp`, speaks both protocol eras:
+
+- 2025-11-25: `initialize` opens a session; the server answers with `Mcp-Session-Id` and the
+  client sends it on every later request (and `DELETE`s it at the end).
+- 2026-07-28: stateless; every POST carries `MCP-Protocol-Version: 2026-07-28` and its own
+  `_meta`, and no session exists (the SDK routes such requests to its per-request path).
+
+What this module adds around the SDK, and nothing else:
+
+- **Origin and Host checks** (DNS-rebinding protection) are always on, through the SDK's
+  `TransportSecuritySettings`: a browser page on another origin gets 403, a request for a
+  foreign `Host` gets 421. (The SDK turns them on for itself only for a loopback bind.)
+- **A bearer token** is required for any non-loopback bind. With one configured, the SDK's
+  `BearerAuthBackend` + `RequireAuthMiddleware` check it through our `StaticTokenVerifier`
+  (a `TokenVerifier`); a request without it gets 401 with
+  `WWW-Authenticate: Bearer ..., resource_metadata="…/.well-known/oauth-protected-resource/mcp"`,
+  and that URL serves the RFC 9728 protected-resource metadata. The token is compared in
+  constant time, never logged, never stored in the request's auth info, never sent anywhere.
+- **Every refusal is JSON-RPC**: the SDK answers a few refusals (wrong `Content-Type`, body over
+  the size limit, foreign Origin/Host, unknown path) in plain text; `_JsonRpcRefusals` rewrites
+  those bodies into a JSON-RPC error with the same HTTP status.
+
+    python -m course_lib.fs_server --root fixtures/workspace --http 8765
+    python -m course_lib.notes_server --http 0.0.0.0:8766 --token-file secret.txt
+"""
+
+from __future__ import annotations
+
+import argparse
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server import Server
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import INVALID_REQUEST
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+logger = logging.getLogger(__name__)
+
+TOKEN_ENV = "COURSE_MCP_TOKEN"
+"""Environment variable holding the bearer token, when `--token-file` is not given."""
+
+MCP_PATH = "/mcp"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+MAX_BODY_BYTES = 4 * 1024 * 1024  # the SDK's own default, stated here so tests can reach it
+
+# Where a client would get a token in the full OAuth flow. The course runs no authorization server:
+# the token is issued by the operator (a file or an environment variable), so the metadata names
+# a reserved, unresolvable host (RFC 2606) unless `issuer_url` says otherwise.
+PLACEHOLDER_ISSUER = "https://authorization-server.invalid"
+
+
+class ConfigurationError(ValueError):
+    """The HTTP options are unsafe or inconsistent (for example a public bind without a token)."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for the names and addresses that only this machine can reach."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """`"8765"` → `("127.0.0.1", 8765)`; `"0.0.0.0:8765"`, `"[::1]:0"` as written.
+
+    Raises:
+        ValueError: the port is not a number from 0 to 65535.
+    """
+    host, sep, port_text = text.rpartition(":")
+    if not sep:
+        host, port_text = "127.0.0.1", text
+    host = host.strip("[]") or "127.0.0.1"
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError(f"expected [HOST:]PORT with PORT 0-65535, got {text!r}")
+    return host, int(port_text)
+
+
+class StaticTokenVerifier:
+    """An `mcp.server.auth.provider.TokenVerifier` that accepts exactly one operator-issued token.
+
+    It reports the token as issued for `resource` (the RFC 8707 audience), so the SDK's
+    `validate_token_resource` check passes for this server and no other. The `AccessToken` it
+    returns does not carry the secret: nothing downstream can log or forward it.
+    """
+
+    def __init__(self, token: str, resource: str) -> None:
+        if not token:
+            raise ConfigurationError("the bearer token is empty")
+        self._token = token.encode()
+        self._resource = resource
+
+    def __repr__(self) -> str:  # never show the secret, even in a traceback
+        return f"StaticTokenVerifier(resource={self._resource!r}, token=<redacted>)"
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if not hmac.compare_digest(token.encode(), self._token):
+            return None
+        return AccessToken(token="<redacted>", client_id="operator", scopes=[], resource=self._resource)
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """Where and how to serve; `url` is the MCP endpoint clients use (also the OAuth resource)."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    token: str | None = None
+    public_url: str | None = None
+    issuer_url: str = PLACEHOLDER_ISSUER
+    json_response: bool = False
+    max_body_bytes: int = MAX_BODY_BYTES
+    session_idle_seconds: float = 30 * 60  # the SDK's default: then the session is closed, its id gets 404
+
+    def __repr__(self) -> str:
+        token = "<redacted>" if self.token else None
+        return f"HttpSettings(host={self.host!r}, port={self.port}, token={token}, public_url={self.public_url!r})"
+
+    def checked(self) -> HttpSettings:
+        """These settings, if they are safe to serve.
+
+        Raises:
+            ConfigurationError: a non-loopback bind without a token, a wildcard bind
+                (0.0.0.0, ::) without `public_url`, or a `public_url` not ending in /mcp.
+        """
+        if not is_loopback(self.host) and not self.token:
+            raise ConfigurationError(
+                f"refusing to serve on {self.host} without a bearer token: anyone who can reach this "
+                f"address could call the tools. Give --token-file PATH or set {TOKEN_ENV}."
+            )
+        if self.public_url and not self.public_url.rstrip("/").endswith(MCP_PATH):
+            raise ConfigurationError(f"--public-url must end in {MCP_PATH}, the endpoint's path: {self.public_url}")
+        if self.host in ("0.0.0.0", "::") and not self.public_url:
+            raise ConfigurationError(
+                f"serving on every address ({self.host}) needs --public-url, the URL clients use: its host is "
+                "the one Host header accepted besides loopback's, and the URL names this server in OAuth."
+            )
+        return self
+
+    def url(self, port: int) -> str:
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{port}{MCP_PATH}"
+
+
+def build_app(server: Server[Any], settings: HttpSettings, port: int) -> ASGIApp:
+    """The ASGI app serving `server` at `settings.url(port)`: the SDK's app, our two wrappers.
+
+    Raises:
+        ConfigurationError: see `HttpSettings.checked`.
+    """
+    settings.checked()
+    url = settings.url(port)
+    public = _netloc(url)
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted({"127.0.0.1:*", "localhost:*", "[::1]:*", public}),
+        allowed_origins=sorted({"http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*",
+                                url.split("://")[0] + "://" + public}),
+    )
+    auth: dict[str, Any] = {}
+    if settings.token:
+        auth = {
+            "auth": AuthSettings(issuer_url=settings.issuer_url, resource_server_url=url, validate_token_resource=True),
+            "token_verifier": StaticTokenVerifier(settings.token, url),
+        }
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        json_response=settings.json_response,
+        transport_security=security,
+        host=settings.host,
+        max_request_body_size=settings.max_body_bytes,
+        session_idle_timeout=settings.session_idle_seconds,
+        **auth,
+    )
+    return _JsonRpcRefusals(app)
+
+
+def _netloc(url: str) -> str:
+    """`http://127.0.0.1:8765/mcp` → `127.0.0.1:8765` (the Host header a client sends)."""
+    return url.split("://", 1)[1].split("/", 1)[0]
+
+
+class _JsonRpcRefusals:
+    """Rewrite the SDK's plain-text refusals (4xx/5xx, `text/plain`) as JSON-RPC errors.
+
+    Only the body changes: the status code, and every header but the body's type and length,
+    pass through. JSON bodies (the SDK's JSON-RPC errors, the OAuth 401) are left untouched.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start: Message | None = None
+        body = bytearray()
+
+        async def rewrite(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = dict(message.get("headers", []))
+                plain = headers.get(b"content-type", b"text/plain").startswith(b"text/plain")
+                if message["status"] >= 400 and plain:
+                    start = message  # hold it until the whole body is here
+                    return
+            elif start is not None and message["type"] == "http.response.body":
+                body.extend(message.get("body", b""))
+                if message.get("more_body"):
+                    return
+                text = body.decode("utf-8", "replace").strip() or "refused"
+                payload = json.dumps({"jsonrpc": "2.0", "id": None,
+                                      "error": {"code": INVALID_REQUEST, "message": text}}, separators=(",", ":")).encode()
+                headers = [(k, v) for k, v in start.get("headers", [])
+                           if k not in (b"content-type", b"content-length")]
+                headers += [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+                await send({**start, "headers": headers})
+                await send({"type": "http.response.body", "body": payload})
+                return
+            await send(message)
+
+        await self.app(scope, receive, rewrite)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit this (Linux). Without it every JSON answer after the first on a
+    # kept-alive connection waited ~40 ms: the head and body are two writes, and Nagle held the
+    # body until the client's delayed ACK of the head (measured in benchmarks/http.py).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _uvicorn(app: ASGIApp) -> uvicorn.Server:
+    # No access log: it would record every request line (a token never goes in one, but a
+    # careless client might put one in a query string). Errors still reach stderr.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2)
+    return uvicorn.Server(config)
+
+
+async def serve_http(server: Server[Any], settings: HttpSettings) -> None:
+    """Serve `server` until cancelled (Ctrl-C); print the endpoint URL on stderr once listening.
+
+    Raises:
+        ConfigurationError: see `HttpSettings.checked`.
+        OSError: the address cannot be bound (in use, or not this machine's).
+    """
+    settings.checked()
+    sock = _bind(settings.host, settings.port)
+    port = sock.getsockname()[1]
+    web = _uvicorn(build_app(server, settings, port))
+    print(f"MCP over Streamable HTTP at {settings.url(port)}"
+          + (" (bearer token required)" if settings.token else ""), file=sys.stderr, flush=True)
+    await web.serve(sockets=[sock])
+
+
+class BackgroundServer:
+    """A server on a background thread, for notebooks and tests: `with BackgroundServer(s) as srv: srv.url`.
+
+    Binds before it starts (port 0 picks a free port), so `url` is known and the server is
+    accepting connections once `__enter__` (or `start()`) returns.
+
+    Raises:
+        ConfigurationError: see `HttpSettings.checked`.
+        OSError: the address cannot be bound.
+    """
+
+    def __init__(self, server: Server[Any], settings: HttpSettings | None = None) -> None:
+        self.settings = (settings or HttpSettings()).checked()
+        self._sock = _bind(self.settings.host, self.settings.port)
+        self.port: int = self._sock.getsockname()[1]
+        self.url = self.settings.url(self.port)
+        self._web = _uvicorn(build_app(server, self.settings, self.port))
+        self._thread = threading.Thread(target=self._run, name=f"mcp-http-{self.port}", daemon=True)
+        self._error: BaseException | None = None
+
+    def _run(self) -> None:
+        try:
+            anyio.run(lambda: self._web.serve(sockets=[self._sock]))
+        except BaseException as exc:  # reported by __enter__ / stop
+            self._error = exc
+
+    def __enter__(self) -> BackgroundServer:
+        return self.start()
+
+    def start(self) -> BackgroundServer:
+        """Start serving; return once the server accepts connections.
+
+        Raises:
+            RuntimeError: the server failed to start (the cause is in the message).
+        """
+        self._thread.start()
+        while not self._web.started and self._thread.is_alive():
+            self._thread.join(0.01)
+        if not self._web.started:
+            raise RuntimeError(f"the HTTP server did not start: {self._error!r}")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop serving (open SSE streams are closed) and wait for the thread."""
+        self._web.should_exit = True
+        self._thread.join(10)
+        self._sock.close()
+
+
+@contextmanager
+def serving(server: Server[Any], **settings: Any) -> Iterator[BackgroundServer]:
+    """`with serving(build_server(ws)) as srv:` → a `BackgroundServer` on a free loopback port.
+
+    `settings` are `HttpSettings` fields (`token=`, `public_url=`, `max_body_bytes=`, ...).
+
+    Raises:
+        ConfigurationError, OSError: see `BackgroundServer`.
+    """
+    with BackgroundServer(server, HttpSettings(**settings)) as background:
+        yield background
+
+
+# --- the command line (used by the servers' main()) ---------------------------------------------
+
+def add_http_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `--http`, `--token-file` and `--public-url` to a server's argument parser."""
+    group = parser.add_argument_group("Streamable HTTP (instead of stdio)")
+    group.add_argument("--http", metavar="[HOST:]PORT", default=None,
+                       help="serve http://HOST:PORT/mcp (default host 127.0.0.1; port 0 picks a free one)")
+    group.add_argument("--token-file", type=Path, default=None,
+                       help=f"file holding the bearer token clients must send (or set {TOKEN_ENV}); "
+                            "required when HOST is not loopback")
+    group.add_argument("--public-url", default=None,
+                       help="the URL clients use, if not http://HOST:PORT/mcp (e.g. behind a TLS proxy)")
+
+
+def settings_from_arguments(parser: argparse.ArgumentParser, options: argparse.Namespace) -> HttpSettings:
+    """The checked `HttpSettings` for `--http …`; a bad value exits 2 through `parser.error`.
+
+    Raises:
+        SystemExit: with status 2 (bad address, unreadable or empty token file, public bind without a token).
+    """
+    try:
+        host, port = parse_address(options.http)
+    except ValueError as exc:
+        parser.error(f"--http: {exc}")
+    token = None
+    if options.token_file is not None:
+        try:
+            token = options.token_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            parser.error(f"--token-file: cannot read it ({exc.strerror})")
+        if not token:
+            parser.error("--token-file: the file is empty")
+    else:
+        token = os.environ.get(TOKEN_ENV, "").strip() or None
+    try:
+        return HttpSettings(host=host, port=port, token=token, public_url=options.public_url).checked()
+    except ConfigurationError as exc:
+        parser.error(str(exc))
+
+
+def run_from_arguments(server: Server[Any], parser: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """What a server's `main()` calls when `--http` was given: serve until Ctrl-C.
+
+    Raises:
+        SystemExit: with status 2 for bad options (see `settings_from_arguments`) or an address
+            that cannot be bound.
+    """
+    settings = settings_from_arguments(parser, options)
+    try:
+        anyio.run(serve_http, server, settings)
+    except OSError as exc:
+        parser.error(f"--http: cannot listen on {settings.host}:{settings.port} ({exc.strerror})")
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,75 @@
+"""Wrong answers to notebook 03c's exercises get a message that says what is wrong."""
+
+from course_lib.exercises.nb03c import check_accept_token, check_session_to_send, real_recordings
+
+
+def test_the_recordings_are_real_and_differ_the_way_the_eras_do():
+    in_use, ended, stateless = real_recordings().values()
+    assert in_use[0].jsonrpc_method == "initialize" and "mcp-session-id" in in_use[0].response_headers
+    assert ended[-1].method == "DELETE" and ended[-1].status == 200
+    assert [h.jsonrpc_method for h in stateless] == ["tools/list"]
+    assert all("mcp-session-id" not in h.response_headers for h in stateless)
+
+
+def _from_request_headers(http):
+    return http[-1].request_headers.get("mcp-session-id")
+
+
+def _first_response(http):
+    return http[0].response_headers.get("mcp-session-id")
+
+
+def test_reading_the_first_request_instead_of_its_response_is_named(capsys):
+    assert check_session_to_send(lambda http: http[0].request_headers.get("mcp-session-id")) is False
+    assert "carried mcp-session-id in its *response* headers" in capsys.readouterr().out
+
+
+def test_sending_the_id_of_a_deleted_session_is_named(capsys):
+    assert check_session_to_send(_first_response) is False
+    out = capsys.readouterr().out
+    assert "ended with DELETE: the session is over" in out and "404" in out
+
+
+def test_copying_the_last_request_header_also_misses_the_delete(capsys):
+    assert check_session_to_send(_from_request_headers) is False
+    assert "the session is over" in capsys.readouterr().out
+
+
+def test_a_crash_on_a_missing_header_is_reported(capsys):
+    def crashes_when_stateless(http):
+        return None if http[-1].method == "DELETE" else http[0].response_headers["mcp-session-id"]
+
+    assert check_session_to_send(crashes_when_stateless) is False
+    assert capsys.readouterr().out.startswith("✗ session_to_send raised KeyError")
+
+
+def _audience_equals(claims, resource, now):
+    return claims.get("aud") == resource and claims["exp"] > now
+
+
+def test_an_audience_list_must_be_understood(capsys):
+    assert check_accept_token(_audience_equals) is False
+    assert "`aud` may be a list" in capsys.readouterr().out
+
+
+def test_accepting_any_valid_token_is_the_confused_deputy(capsys):
+    assert check_accept_token(lambda claims, resource, now: claims.get("exp", 0) > now) is False
+    assert "confused deputy" in capsys.readouterr().out
+
+
+def test_a_prefix_match_is_named(capsys):
+    def prefix(claims, resource, now):
+        aud = claims.get("aud", [])
+        return any(a.startswith(resource) for a in ([aud] if isinstance(aud, str) else aud)) and claims["exp"] > now
+
+    assert check_accept_token(prefix) is False
+    assert "not a prefix" in capsys.readouterr().out
+
+
+def test_ignoring_expiry_is_refused(capsys):
+    def no_expiry(claims, resource, now):
+        aud = claims.get("aud", [])
+        return resource in ([aud] if isinstance(aud, str) else aud)
+
+    assert check_accept_token(no_expiry) is False
+    assert "expired" in capsys.readouterr().out

@@ -1,0 +1,342 @@
+"""The 简体中文 edition: catalogs that follow the English, a generator, and a check that names every
+notebook and cell out of step (tools/translations.py), plus course_lib.lang and the READMEs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polib
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PILOT = "00_map_and_first_run"
+_spec = importlib.util.spec_from_file_location("translations", REPO / "tools" / "translations.py")
+translations = importlib.util.module_from_spec(_spec)
+sys.modules["translations"] = translations  # dataclasses look their module up by name
+_spec.loader.exec_module(translations)
+_links_spec = importlib.util.spec_from_file_location("binder_links", REPO / "binder" / "links.py")
+binder_links = importlib.util.module_from_spec(_links_spec)
+_links_spec.loader.exec_module(binder_links)
+
+
+def _copy(tmp_path: Path) -> translations.Paths:
+    """What the tool reads for the pilot, in a temporary checkout."""
+    real, copy = translations.Paths(), translations.Paths(tmp_path)
+    for source, target in [(real.english(PILOT), copy.english(PILOT)), (real.catalog(PILOT), copy.catalog(PILOT)),
+                           (real.translated(PILOT), copy.translated(PILOT)), (real.code_strings, copy.code_strings),
+                           (real.glossary, copy.glossary)]:  # fmt: skip
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    return copy
+
+
+def _edit_cell(path: Path, cell_id: str, edit) -> None:
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    [cell] = [c for c in notebook["cells"] if c["id"] == cell_id]
+    cell["source"] = edit("".join(cell["source"]))
+    path.write_text(json.dumps(notebook, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _check(paths: translations.Paths, capsys) -> tuple[int, str]:
+    code = translations.main(["check", PILOT], paths)
+    return code, capsys.readouterr().err
+
+
+# ---- the pilot and the make targets -------------------------------------------------------------
+
+
+TRANSLATED = sorted(p.stem for p in translations.Paths().catalog(PILOT).parent.glob("*.po"))
+
+
+def test_the_pilot_has_a_catalog():
+    assert PILOT in TRANSLATED
+
+
+@pytest.mark.parametrize("stem", TRANSLATED)
+def test_the_check_passes_on_every_translated_notebook(stem):
+    """Today the pilot only; every notebook that gets a catalog is checked from then on."""
+    done = subprocess.run([sys.executable, "tools/translations.py", "check", stem], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"zh-CN edition in step with the English ({stem})"
+
+
+def test_the_make_targets_run_the_tool_and_make_notebooks_executes_both_editions():
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^check-translations:.*\n\t\$\(BIN\)/python tools/translations.py check$", makefile, re.M)
+    assert re.search(r"^translations:.*\n\t\$\(BIN\)/python tools/translations.py extract$", makefile, re.M)
+    recipe = re.search(r"^notebooks:.*?\n((?:\t.*\n)+)", makefile, re.M)[1]
+    assert "cd notebooks && for nb in [0-9]*.ipynb" in recipe  # the English loop, as before
+    assert "tools/translations.py build" in recipe and "cd notebooks/zh-CN &&" in recipe
+    test = re.search(r"^test:.*\n\t(.*)", makefile, re.M)[1]
+    assert "check-translations" not in test and "pytest tests notebooks" in test  # nbval collects notebooks/zh-CN
+
+
+def test_every_english_cell_of_the_pilot_has_its_translation():
+    paths = translations.Paths()
+    texts, problems = translations.wanted(paths, PILOT)
+    catalog = polib.pofile(str(paths.catalog(PILOT)))
+    english = json.loads(paths.english(PILOT).read_text(encoding="utf-8"))
+    markdown = [c["id"] for c in english["cells"] if c["cell_type"] == "markdown"]
+    assert problems == [] and [t.cell_id for t in texts if t.kind == "markdown"] == markdown
+    assert catalog.percent_translated() == 100 and catalog.fuzzy_entries() == [] and catalog.obsolete_entries() == []
+    assert sum(t.kind == "code" for t in texts) >= 30
+    chinese = re.compile(r"[\u4e00-\u9fff]")
+    assert all(chinese.search(entry.msgstr) for entry in catalog)
+
+
+@pytest.mark.parametrize("stem", TRANSLATED)
+def test_the_zh_cn_code_cells_are_the_english_ones_but_for_catalogued_strings(stem):
+    paths = translations.Paths()
+    english = json.loads(paths.english(stem).read_text(encoding="utf-8"))["cells"]
+    chinese = json.loads(paths.translated(stem).read_text(encoding="utf-8"))["cells"]
+    assert [(c["id"], c["cell_type"]) for c in english] == [(c["id"], c["cell_type"]) for c in chinese]
+    catalog = polib.pofile(str(paths.catalog(stem)))
+    back = {}  # per cell: translated literal → English literal
+    for entry in catalog:
+        back.setdefault(entry.msgctxt.split(":")[1], {})[entry.msgstr] = entry.msgid
+    changed = 0
+    for en, zh in zip(english, chinese):
+        if en["cell_type"] != "code":
+            continue
+        en_source, zh_source = "".join(en["source"]), "".join(zh["source"])
+        assert translations.replace_literals(zh_source, back.get(en["id"], {})) == en_source, en["id"]
+        changed += en_source != zh_source
+    if stem == PILOT:
+        assert changed >= 10
+        assert 'TASK = "显示 /workspace/notes.txt 的前 20 行"' in "".join(chinese[2]["source"])
+
+
+def test_the_stored_zh_cn_outputs_speak_chinese_where_the_learner_reads():
+    chinese = json.loads(translations.Paths().translated(PILOT).read_text(encoding="utf-8"))["cells"]
+    text = {c["id"]: "".join("".join(o.get("text", "")) for o in c.get("outputs", [])) for c in chinese}
+    assert "✓ 1. 服务器真的读取了允许读取的文本" in text["85ba258f"]
+    assert text["5b2e669d"].startswith("✗ 还没有作答") and text["c36411df"].startswith("✗ 还没有作答")
+    assert "call_id      call_" in text["f17aaca9"]  # wire values and ids untouched
+
+
+def test_extract_and_build_change_nothing_when_nothing_changed(tmp_path):
+    paths = _copy(tmp_path)
+    before = paths.catalog(PILOT).read_bytes(), paths.translated(PILOT).read_bytes()
+    translations.extract(paths, PILOT)
+    translations.write(paths, PILOT)  # keeps every stored output: each cell's source is unchanged
+    assert (paths.catalog(PILOT).read_bytes(), paths.translated(PILOT).read_bytes()) == before
+
+
+# ---- staleness: a changed English cell fails, by notebook and cell ------------------------------
+
+
+def test_a_changed_english_markdown_cell_fails_the_check_naming_notebook_and_cell(tmp_path, capsys):
+    paths = _copy(tmp_path)
+    assert _check(paths, capsys)[0] == 0
+    _edit_cell(paths.english(PILOT), "73eb11dc", lambda s: s.replace("Judge success", "Always judge success"))
+    code, err = _check(paths, capsys)
+    assert code == 1
+    assert f"{PILOT}.ipynb cell 73eb11dc: the English changed since it was translated" in err
+    assert f"zh-CN/{PILOT}.ipynb cell 73eb11dc: its source is not what the catalog and the English give" in err
+
+    translations.extract(paths, PILOT)  # gettext semantics: fuzzy, the old translation kept as a hint
+    [entry] = [e for e in polib.pofile(str(paths.catalog(PILOT))) if e.msgctxt == f"{PILOT}:73eb11dc"]
+    assert entry.fuzzy and "Always judge success" in entry.msgid and "Judge success" in entry.previous_msgid
+    assert entry.msgstr.startswith("## 学习目标")
+    code, err = _check(paths, capsys)
+    assert code == 1 and f"{PILOT}.ipynb cell 73eb11dc: stale translation (fuzzy)" in err
+    # the generator never shows a stale translation: that cell falls back to the English
+    built = {c["id"]: c for c in translations.build(paths, PILOT)["cells"]}
+    assert "Always judge success" in built["73eb11dc"]["source"]
+
+    catalog = polib.pofile(str(paths.catalog(PILOT)))
+    [entry] = [e for e in catalog if e.msgctxt == f"{PILOT}:73eb11dc"]
+    entry.msgstr = entry.msgstr.replace("凭证据判断成功", "始终凭证据判断成功")
+    entry.flags.remove("fuzzy")
+    entry.previous_msgid = None
+    catalog.save(str(paths.catalog(PILOT)))
+    translations.write(paths, PILOT)
+    assert _check(paths, capsys)[0] == 0
+    assert "始终凭证据判断成功" in "".join(json.loads(paths.translated(PILOT).read_text(encoding="utf-8"))["cells"][1]["source"])
+
+
+def test_a_changed_catalogued_code_string_fails_naming_notebook_and_cell(tmp_path, capsys):
+    paths = _copy(tmp_path)
+    _edit_cell(paths.english(PILOT), "dcc0cfdc", lambda s: s.replace("files read by the server so far:", "files read so far:"))
+    code, err = _check(paths, capsys)
+    assert code == 1
+    assert (f"{PILOT}.ipynb cell dcc0cfdc: the catalogued string 'files read by the server so far:' is no longer in "
+            "the cell") in err  # fmt: skip
+    with pytest.raises(ValueError, match="dcc0cfdc"):
+        translations.extract(paths, PILOT)
+
+
+def test_extract_adds_new_cells_empty_and_makes_removed_ones_obsolete(tmp_path, capsys):
+    paths = _copy(tmp_path)
+    notebook = json.loads(paths.english(PILOT).read_text(encoding="utf-8"))
+    removed = notebook["cells"].pop(1)  # the learning goals
+    notebook["cells"].insert(1, {"cell_type": "markdown", "id": "new00001", "metadata": {}, "source": "## New section"})
+    paths.english(PILOT).write_text(json.dumps(notebook), encoding="utf-8")
+    translations.extract(paths, PILOT)
+    catalog = polib.pofile(str(paths.catalog(PILOT)))
+    [new] = [e for e in catalog if e.msgctxt == f"{PILOT}:new00001"]
+    assert (new.msgid, new.msgstr, new.fuzzy) == ("## New section", "", False)
+    [gone] = catalog.obsolete_entries()
+    assert gone.msgctxt == f"{PILOT}:{removed['id']}" and gone.msgstr.startswith("## 学习目标")
+    code, err = _check(paths, capsys)
+    assert code == 1 and f"{PILOT}.ipynb cell new00001: not translated (empty msgstr)" in err
+
+
+def test_the_check_says_when_a_notebook_has_no_catalog(tmp_path, capsys):
+    paths = _copy(tmp_path)
+    shutil.copy2(paths.english(PILOT), paths.notebooks / "01_declaring_tools.ipynb")
+    assert translations.main(["check"], paths) == 1
+    assert "01_declaring_tools.ipynb: no catalog notebooks/locale/zh_CN/LC_MESSAGES/01_declaring_tools.po" in capsys.readouterr().err
+    assert translations.main(["extract"], paths) == 0  # updates the catalogs there are, starts none
+    assert not paths.catalog("01_declaring_tools").exists()
+    assert translations.main(["extract", "01_declaring_tools"], paths) == 0  # naming one starts it
+    assert all(e.msgstr == "" for e in polib.pofile(str(paths.catalog("01_declaring_tools"))))
+
+
+# ---- wire values and the glossary ---------------------------------------------------------------
+
+
+def test_the_glossary_fixes_one_term_per_concept():
+    rows = {english: (chinese, avoid, checked) for english, chinese, avoid, checked in
+            translations.glossary(translations.Paths())}  # fmt: skip
+    assert len(rows) >= 40
+    fixed = {"rule": "规则", "value": "值", "result": "结果", "feedback": "反馈", "declaration": "声明",
+             "approval": "批准", "idempotency key": "幂等键", "allowlist": "允许列表", "sandbox": "沙箱",
+             "strict mode": "严格模式", "tool choice": "工具选择", "parallel calls": "并行调用",
+             "protocol error": "协议错误", "tool error": "工具错误", "execution layer": "执行层",
+             "offline model": "离线模型", "arguments text": "参数文本", "call_id": "`call_id`"}  # fmt: skip
+    for english, chinese in fixed.items():
+        assert rows[english][0] == chinese, english
+    assert all(rows[t][2] for t in ("rule", "value", "result", "feedback", "declaration", "evidence"))
+    chinese_terms = [chinese for chinese, _, _ in rows.values()]
+    assert len(chinese_terms) == len(set(chinese_terms))  # one concept, one term: no term serves two
+
+
+def test_the_pilot_uses_the_glossary_terms_and_keeps_wire_values():
+    paths = translations.Paths()
+    catalog = polib.pofile(str(paths.catalog(PILOT)))
+    entries = {e.msgctxt.split(":")[1]: e for e in catalog if e.comment.startswith("markdown")}
+    recap = entries["8eb383d0"].msgstr
+    for term in ("**规则**", "**值**", "**结果**", "反馈", "`call_id`", "`function_call`", "`function_call_output.output`"):
+        assert term in recap, term
+    every = "\n".join(e.msgstr for e in catalog)
+    for avoided in ("回馈", "数值", "审批", "最终答案", "应用程序", "调用ID"):
+        assert avoided not in every
+    for wire in ("`function_call`", "`call_id`", "`tools/call`", "`isError: false`", "`inputSchema`", "`output_text`"):
+        assert every.count(wire) >= 1
+
+
+def test_the_check_catches_a_translated_wire_value_and_an_off_glossary_term():
+    terms = translations.glossary(translations.Paths())
+    text = translations.Wanted(PILOT, "x", "markdown", "## 5. Errors\n\nThe feedback carries `call_id` and INVALID_INPUT.")
+    assert translations.entry_problems(text, "## 5. 错误\n\n反馈带着 `call_id` 和 INVALID_INPUT。", terms) == []
+    found = translations.entry_problems(text, "## 5. 错误\n\n回馈带着 `调用ID` 和 无效输入。", terms)
+    assert any("drops wire values ['INVALID_INPUT', 'call_id']" in p for p in found)
+    assert any("code spans the English does not have ['调用ID']" in p for p in found)
+    assert any("the glossary's term is '反馈'" in p for p in found)
+    assert any("'回馈' is not the glossary's term for 'feedback'" in p for p in found)
+    assert any("headings" in p for p in translations.entry_problems(text, "5. 错误：反馈带着 `call_id` 和 INVALID_INPUT", terms))
+    label = translations.Wanted(PILOT, "x", "code", "  call_id {call.call_id} of {n}")
+    assert any("fields" in p for p in translations.entry_problems(label, "  call_id {call.call_id}", terms))
+
+
+def test_literals_finds_one_line_strings_and_f_strings_and_nothing_else():
+    code = ('x = "→ a"; y = f"{x!r} → {len(x)}"\n%time z = "b"\n'
+            "w = 'c' 'd'\nv = b\"e\"\nu = '''f'''\nprint('it\\'s', r\"g\")\n")
+    bodies = [body for *_, body in translations.literals(code)]
+    assert bodies == ["→ a", "{x!r} → {len(x)}", "it\\'s"]  # the %magic line is blanked, not parsed
+    swapped = translations.replace_literals(code, {"→ a": "甲", "{x!r} → {len(x)}": "{x!r} 是 {len(x)}"})
+    assert swapped.startswith('x = "甲"; y = f"{x!r} 是 {len(x)}"\n%time')
+
+
+# ---- the language of course_lib -----------------------------------------------------------------
+
+
+def test_course_lib_finds_the_fixtures_from_the_zh_cn_folder_when_installed_elsewhere(tmp_path, monkeypatch):
+    """Binder installs course_lib into site-packages: then the fixtures are found above the kernel's
+    folder, which for the Chinese edition is one level deeper (notebooks/zh-CN)."""
+    from course_lib import paths
+
+    monkeypatch.delenv("COURSE_FIXTURES", raising=False)
+    monkeypatch.setattr(paths, "_BESIDE_PACKAGE", tmp_path)  # nothing beside the package
+    monkeypatch.chdir(REPO / "notebooks" / "zh-CN")
+    assert paths.fixtures_dir() == REPO / "fixtures" and paths.workspace_dir() == REPO / "fixtures" / "workspace"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        paths.fixtures_dir()
+
+
+
+def test_the_language_follows_the_edition_folder_and_course_lang(tmp_path, monkeypatch):
+    from course_lib import lang
+
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    (tmp_path / "zh-CN").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert lang.language() == "en" and lang.say("{n} ok", "{n} 个通过", n=3) == "3 ok"
+    monkeypatch.chdir(tmp_path / "zh-CN")
+    assert lang.language() == "zh-CN" and lang.say("{n} ok", "{n} 个通过", n=3) == "3 个通过"
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert lang.language() == "en"
+    monkeypatch.setenv("COURSE_LANG", "fr")
+    with pytest.raises(ValueError, match="COURSE_LANG='fr'"):
+        lang.language()
+
+
+@pytest.mark.parametrize("language, kinds, final", [
+    ("en", '✗ Not answered yet: replace each ... with "rule", "value" or "result".\n',
+     "✗ Not answered yet: define final_text(response_json) and pass the function itself.\n"),
+    ("zh-CN", '✗ 还没有作答：把每个 ... 换成 "rule"、"value" 或 "result"。\n',
+     "✗ 还没有作答：定义 final_text(response_json)，并传入函数本身。\n"),
+])  # fmt: skip
+def test_notebook_00_checks_speak_the_editions_language(language, kinds, final, monkeypatch, capsys):
+    from course_lib.exercises import nb00
+
+    monkeypatch.setenv("COURSE_LANG", language)
+    assert nb00.check_kinds(dict.fromkeys(nb00.OBJECTS, ...)) is False
+    assert nb00.check_final_text(...) is False
+    assert capsys.readouterr().out == kinds + final
+
+
+def test_the_chinese_pass_message_of_notebook_00(monkeypatch, capsys):
+    from course_lib.exercises import nb00
+
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert nb00.check_final_text(nb00.SOLUTIONS["check_final_text"]()) is True
+    assert capsys.readouterr().out == "✓ 在全部 7 个响应上，final_text 与 SDK 的 output_text 一致。\n"
+
+
+# ---- README.zh-CN.md ----------------------------------------------------------------------------
+
+
+def test_the_chinese_readme_has_the_same_two_commands_and_its_binder_links_check():
+    readme = (REPO / "README.zh-CN.md").read_text(encoding="utf-8")
+    quick = re.findall(r"```bash\n(.*?)```", readme, re.S)[0]
+    assert [line.split("#")[0].strip() for line in quick.splitlines() if line.strip()] == ["make lab", "make test"]
+    assert "README.zh-CN.md" in binder_links.FILES and binder_links.problems() == []
+    assert "(https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=lab/tree/notebooks/zh-CN/00_map_and_first_run.ipynb)" in readme
+    for target in re.findall(r"`make ([a-z-]+)`", readme):
+        assert re.search(rf"^{target}:", (REPO / "Makefile").read_text(encoding="utf-8"), re.M), target
+    english = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "[简体中文](README.zh-CN.md)" in english and "`make check-translations`" in english
+
+
+def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
+    for name in ("README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, tmp_path / name)
+    for notebook in [*(REPO / "notebooks").glob("[0-9]*.ipynb"), *(REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb")]:
+        (tmp_path / notebook.relative_to(REPO)).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / notebook.relative_to(REPO)).touch()
+    assert binder_links.problems(tmp_path) == []
+    (tmp_path / "notebooks" / "zh-CN" / "01_declaring_tools.ipynb").touch()  # a new twin: the README must follow
+    assert binder_links.problems(tmp_path) == [
+        "README.zh-CN.md: opens notebooks/01_declaring_tools.ipynb, not its notebooks/zh-CN edition",
+        "README.zh-CN.md: no Binder link for notebooks/zh-CN/01_declaring_tools.ipynb"]
