@@ -16,8 +16,12 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 LAB_ARGS ?=
+# Jupyter refuses to start as root (a Docker container, a workshop VM) unless told it is meant;
+# binder/lab_settings.py turns off the "Jupyter news?" pop-up, so the first screen is notebook 00.
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.installed
-	$(BIN)/jupyter lab notebooks/00_map_and_first_run.ipynb $(LAB_ARGS)
+	$(BIN)/python binder/lab_settings.py
+	$(BIN)/jupyter lab notebooks/00_map_and_first_run.ipynb $(LAB_ROOT) $(LAB_ARGS)
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest tests notebooks $(NBVAL)

@@ -27,6 +27,9 @@ Outside       node_tools     the MCP Inspector, the reference server, the confor
 Capstone      notes_server   the notes MCP server: search, read, save a learning gap
               assistant      search → read → answer with sources → approved write
               evaluation     metrics from traces over a question set
+              grounding      each claim of an answer traced to a note the task read
+              comparison     a baseline against one change: which metrics move
+              follow_up      a follow-up question, graded against the note
 Interview     interview      the question cards
               drills         diagnose recorded broken traces (recorded by broken_traces)
 

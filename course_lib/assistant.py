@@ -172,7 +172,11 @@ class NotesAssistant:
 
     def approve(self, result: GuardedResult, action_ids: set[str] | None = None) -> GuardedResult:
         """Approve the pending actions of `result` (all of them, or those in `action_ids`; any
-        other is rejected) and continue the loop."""
+        other is rejected) and continue the loop. An action a person already decided in a panel
+        keeps that decision. With nothing pending (e.g. a notebook cell run twice), `result` is
+        returned as it is: the model is not asked again."""
+        if not result.pending:
+            return result
         pending = {execution.result["error"]["action_id"] for execution in result.pending}
         chosen = pending if action_ids is None else set(action_ids)
         return resume(self.client, self.host, self.executor, self.session, result, approved=chosen,
@@ -185,6 +189,12 @@ class NotesAssistant:
     def resume(self, result: GuardedResult) -> GuardedResult:
         """Continue after a person decided in an `ApprovalPanel`; anything still undecided is rejected."""
         return self.approve(result, set())
+
+    def record_for(self, pending: Execution) -> dict[str, str] | None:
+        """The gap record stored for the action `pending` stopped at (its idempotency key is that
+        action id), or None: nothing was stored — rejected, or not decided yet."""
+        action_id = (pending.result.get("error") or {}).get("action_id")
+        return next((r for r in self.gaps if action_id and r.get("idempotency_key") == action_id), None)
 
     def panel(self, result: GuardedResult) -> ApprovalPanel:
         """The Approve / Reject panel for the first pending action of `result`.

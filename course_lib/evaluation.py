@@ -8,8 +8,9 @@
 Each question says what a good run looks like: which tools (`expected_tools`, by their server
 names), which notes the answer must cite (`expected_sources`), what kind of answer (`expect`:
 "cited", "evidence_missing" or "no_tool") and whether a write should be proposed
-(`expect_write`; `approve` says what the simulated user decides). `setup` changes the world after
-the server has built its index (e.g. a note is moved), so a recoverable error can happen for real.
+(`expect_write`; `approve` says what the simulated user decides), and the points a complete
+answer must make (`points`: a few words each). `setup` changes the world after the server has
+built its index (e.g. a note is moved), so a recoverable error can happen for real.
 
 Every task runs on a fresh `NotesAssistant` (a copy of the notes when `setup` changes them) and
 leaves a `TaskTrace`: for each call, the turn, the tool, why it was chosen (what the model had
@@ -23,12 +24,18 @@ The metrics, each computed only from those traces:
                         (not refused with INVALID_INPUT or FORBIDDEN)
     citation            answers that cite, whose every cited note was read in that task and whose
                         every quoted sentence is in the note it names
-    task completion     completed tasks whose answer, sources and write match the expectation
+    task completion     completed tasks whose answer, sources, points and write match the
+                        expectation, and whose every claim is grounded
     write confirmation  writes whose first attempt stopped for approval, and that never ran
                         without an approval step
     failure recovery    recoverable failures (INVALID_INPUT, NOT_FOUND, retryable ones) followed
                         by a success of the same tool with new arguments, or a bounded retry
+    claim grounding     claims (sentences) of the answers traceable to a note read in that task
+                        (`grounding`)
     turns, tokens, time per task (time is measured; tables show it bucketed, see `time_bucket`)
+
+Comparing a baseline with a change (a tool removed, a model that guesses) is `comparison`;
+asking the learner a follow-up question and grading the reply is `follow_up`.
 
 Run it:  python -m course_lib.evaluation [--questions FILE]
 """
@@ -52,6 +59,7 @@ from openai import OpenAI
 
 from course_lib.assistant import NotesAssistant, Timed
 from course_lib.failure_table import ROWS, Row
+from course_lib.grounding import Claim, claims, missing_points, ungrounded
 from course_lib.guarded_loop import GuardedResult
 from course_lib.notes_server import LOGICAL_ROOT, notes_dir
 from course_lib.offline_model import EVIDENCE_MISSING
@@ -88,6 +96,7 @@ class Question:
     approve: bool = True  # what the simulated user decides when a write waits for approval
     setup: dict[str, Any] = field(default_factory=dict)  # {"move": [from, to]}: after the index was built
     note: str = ""
+    points: tuple[tuple[str, ...], ...] = ()  # what a complete answer says: each point, words that must all appear
 
 
 def load_questions(path: Path | None = None) -> list[Question]:
@@ -98,7 +107,8 @@ def load_questions(path: Path | None = None) -> list[Question]:
     """
     raw = json.loads(Path(path or questions_file()).read_text(encoding="utf-8"))["questions"]
     questions = [Question(**{**q, "expected_tools": tuple(q["expected_tools"]),
-                             "expected_sources": tuple(q.get("expected_sources", ()))}) for q in raw]  # fmt: skip
+                             "expected_sources": tuple(q.get("expected_sources", ())),
+                             "points": tuple(tuple(p) for p in q.get("points", ()))}) for q in raw]  # fmt: skip
     for q in questions:
         if q.expect not in ("cited", "evidence_missing", "no_tool"):
             raise ValueError(f"{q.id}: expect must be cited, evidence_missing or no_tool, not {q.expect!r}")
@@ -170,6 +180,10 @@ class TaskTrace:
     def tools(self) -> list[str]:
         """The server-side names of the tools the model chose, in first-use order."""
         return list(dict.fromkeys(call.name for call in self.calls))
+
+    def ungrounded(self) -> list[Claim]:
+        """The answer's claims that nothing this task read, found or saved supports (`grounding`)."""
+        return ungrounded(self.answer, self.read, found=self.found, saved=[r["id"] for r in self.saved])
 
     def text(self) -> str:
         """The trace as plain text: what a person reads to find where a task went wrong."""
@@ -338,6 +352,9 @@ def completion_problems(trace: TaskTrace) -> list[str]:
     if q.expect == "cited":
         problems += [f"does not cite {path}" for path in q.expected_sources if path not in cited]
         problems += citation_problems(trace.answer, trace.read)
+        problems += [f"does not say: {point}" for point in missing_points(trace.answer, q.points)]
+    if q.expect != "no_tool":
+        problems += [f"claims what nothing read supports: {c.text[:50]!r} ({c.why})" for c in trace.ungrounded()]
     proposed = [c for c in trace.calls if c.name in WRITE_TOOLS]
     if q.expect_write and not proposed:
         problems.append("proposed no learning gap")
@@ -436,10 +453,25 @@ def failure_recovery(traces: list[TaskTrace]) -> Metric:
     return Metric("failure recovery rate", cases - len(wrong), cases, "failures", tuple(wrong))
 
 
+def claim_grounding(traces: list[TaskTrace]) -> Metric:
+    """Claims of the answers (no-tool replies aside) that trace to a note read, a search that found
+    nothing, or a record saved in the same task (`grounding.claims`)."""
+    counted = [t for t in traces if t.question.expect != "no_tool"]
+    total = sum(len(grounding_claims(t.answer, t)) for t in counted)
+    wrong = [f"{t.question.id}: {c.text[:40]!r}" for t in counted for c in t.ungrounded()]
+    return Metric("claim grounding", total - len(wrong), total, "claims", tuple(wrong))
+
+
+def grounding_claims(answer: str | None, trace: TaskTrace) -> list[Claim]:
+    """Every claim of `answer`, checked against what `trace` read, found and saved."""
+    return claims(answer, trace.read, found=trace.found, saved=[r["id"] for r in trace.saved])
+
+
 def compute_metrics(traces: list[TaskTrace]) -> list[Metric]:
-    """The six rates, in the order the source lists them."""
+    """The six rates in the order the source lists them, then claim grounding."""
     return [tool_selection(traces), argument_validity(traces), citation_correctness(traces),
-            task_completion(traces), write_confirmation(traces), failure_recovery(traces)]  # fmt: skip
+            task_completion(traces), write_confirmation(traces), failure_recovery(traces),
+            claim_grounding(traces)]  # fmt: skip
 
 
 def cost_summary(traces: list[TaskTrace]) -> str:
@@ -508,7 +540,8 @@ def diagnose(trace: TaskTrace) -> list[str]:
     if any(c.outcome in INVALID_CODES for c in first_attempts(trace)):
         found.add("invalid_arguments")
     if citation_problems(trace.answer, trace.read) or (q.expect == "cited" and trace.read
-                                                       and not cited_sources(trace.answer)):  # fmt: skip
+                                                       and not cited_sources(trace.answer)) or (
+            trace.read and trace.ungrounded()):  # row D: the tools ran, the answer says more than they returned
         found.add("answer_unsupported")
     failed = [c for c in trace.calls if not c.ok and c.outcome != "APPROVAL_REQUIRED"]
     if failed and trace.answer and not says_evidence_missing(trace.answer) and citation_problems(trace.answer, trace.read):

@@ -57,6 +57,7 @@ _COLORS = {"rule": "#4b5563", "value": "#b45309", "result": "#047857"}
 _BADGES = {"changed": "#fde68a", "unchanged": "#e5e7eb", "first run": "#dbeafe", "not run yet": "#fff"}
 _DEL = '<del style="background:#fecaca;color:#7f1d1d">{}</del>'
 _INS = '<ins style="background:#bbf7d0;text-decoration:none">{}</ins>'
+_ARROW = '<span class="explorer-arrow" style="color:#92400e;font-weight:bold"> → </span>'
 
 
 def compose_request(path: str = DEFAULT_PATH, head: int | None = None, tail: int | None = None,
@@ -108,8 +109,8 @@ def _short(text: str, limit: int = 60) -> str:
 
 
 def _fragment(text: str) -> str:
-    text = text.strip() or text
-    return repr(text) if len(text) <= 40 else f"{len(text)} chars"
+    shown = text.strip() or text
+    return repr(shown) if len(shown) <= 40 else f"{len(text)} chars"  # the same count the cut <del> shows
 
 
 def _json(obj: Any) -> str:
@@ -130,25 +131,66 @@ class Panel:
         return "first run" if self.before is None else "unchanged" if self.before == self.text else "changed"
 
     def diff_html(self) -> str:
-        """The text now as HTML; when changed, insertions in <ins>, removals in <del> (long ones cut)."""
+        """The text now as HTML; when changed, each change reads "old → new" (<del>, an arrow, <ins>).
+
+        A removal with no replacement is a <del> (long ones cut to their first 40 characters and a
+        count), an insertion an <ins>; the arrow is a real "→" with spaces, so the page's text
+        says `"head":20 → 5` rather than gluing the two numbers together.
+        """
         if self.status != "changed":
             return html.escape(self.text)
-        cut = lambda t: t if len(t) <= 60 else f"{t[:40]}… (−{len(t)} chars)"  # noqa: E731
-        return "".join(_DEL.format(html.escape(cut(t))) if s == "-" else _INS.format(html.escape(t)) if s == "+"
-                       else html.escape(t) for s, t in diff_segments(self.before or "", self.text))
+        out = []
+        for sign, old, new in _changes(diff_segments(self.before or "", self.text)):
+            if sign == "=":
+                out.append(html.escape(new))
+            elif sign == "~":
+                out.append(_DEL.format(html.escape(_cut(old))) + _ARROW + _INS.format(html.escape(new)))
+            else:
+                out.append(_DEL.format(html.escape(_cut(old))) if sign == "-" else _INS.format(html.escape(new)))
+        return "".join(out)
 
     def change(self, limit: int = 3) -> str:
-        """What changed, on one line, e.g. "'20' → '5', removed 1177 chars" (empty when not changed)."""
+        """What changed, on one line, each distinct change once, replacements first.
+
+        E.g. "'20' → '5', removed 1177 chars (in 2 places)"; empty when not changed.
+        """
         if self.status != "changed":
             return ""
-        parts, todo = [], [s for s in diff_segments(self.before or "", self.text) if s[0] != "="]
-        while todo:
-            sign, text = todo.pop(0)
-            if sign == "-" and todo and todo[0][0] == "+":
-                parts.append(f"{_fragment(text)} → {_fragment(todo.pop(0)[1])}")
-            else:
-                parts.append(f"{'removed' if sign == '-' else 'added'} {_fragment(text)}")
+        counts: dict[str, int] = {}
+        changes = [c for c in _changes(diff_segments(self.before or "", self.text)) if c[0] != "="]
+        for sign, old, new in sorted(changes, key=lambda c: c[0] != "~"):  # stable: diff order within each kind
+            part = (f"{_fragment(old)} → {_fragment(new)}" if sign == "~"
+                    else f"removed {_fragment(old)}" if sign == "-" else f"added {_fragment(new)}")  # fmt: skip
+            counts[part] = counts.get(part, 0) + 1
+        parts = [part + (f" (in {n} places)" if n > 1 else "") for part, n in counts.items()]
         return ", ".join(parts[:limit]) + (" …" if len(parts) > limit else "")
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 60 else f"{text[:40]}… (−{len(text)} chars)"
+
+
+def _changes(segments: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """Diff segments as (sign, old, new): "=" same, "~" a replacement, "-" a removal, "+" an insertion.
+
+    A removal followed by an insertion is one replacement; whitespace both sides share in front
+    (the tokens carry the space before a word) goes to an "=" segment, so "first 20" → "first 5"
+    reads `first 20 → 5`, not `first 20 →  5`.
+    """
+    out: list[tuple[str, str, str]] = []
+    todo = list(segments)
+    while todo:
+        sign, text = todo.pop(0)
+        if sign == "-" and todo and todo[0][0] == "+":
+            new = todo.pop(0)[1]
+            lead = len(text) - len(text.lstrip())
+            if lead and new[:lead] == text[:lead]:
+                out.append(("=", "", text[:lead]))
+                text, new = text[lead:], new[lead:]
+            out.append(("~", text, new))
+        else:
+            out.append((sign, text if sign == "-" else "", "" if sign == "-" else text))
+    return out
 
 
 @dataclass
@@ -337,12 +379,14 @@ class Explorer:
 
 def _panel_html(name: str, panel: Panel | None) -> str:
     status, color = panel.status if panel else "not run yet", _COLORS[GROUP_OF[name]]
-    note = f'<div style="font-size:11px;line-height:1.3;color:#92400e">{html.escape(panel.change())}</div>' if panel else ""
+    note = (f'<div class="explorer-change" style="font-size:11px;line-height:1.3;color:#92400e">'
+            f'{html.escape(panel.change())}</div>') if panel else ""
+    height = "none" if GROUP_OF[name] == "rule" else "260px"  # a rule is shown whole: `head` is at its end
     return (f'<div style="border:1px solid #d1d5db;border-left:4px solid {color};border-radius:4px;padding:3px 6px;'
             'margin:0 0 6px"><div style="display:flex;justify-content:space-between;gap:6px"><b style="font-size:'
             f'12px">{html.escape(LABELS[name])}</b><span class="explorer-status" style="background:{_BADGES[status]};'
             f'border-radius:8px;padding:0 7px;font-size:11px">{status}</span></div>{note}<pre style="margin:3px 0 0;'
-            'max-height:150px;overflow:auto;white-space:pre-wrap;word-break:break-word;font-size:11px;line-height:'
+            f'max-height:{height};overflow:auto;white-space:pre-wrap;word-break:break-word;font-size:11px;line-height:'
             f'1.3">{panel.diff_html() if panel else ""}</pre></div>')
 
 

@@ -1,9 +1,9 @@
-"""Interview cards: the source's fifteen questions, a session's progress, and a flash-card widget.
+"""Interview cards: fifteen common questions and three follow-ups, progress, and a flash-card widget.
 
-    deck = CardDeck()        # all 15 cards from fixtures/interview_cards.json, progress kept in memory
+    deck = CardDeck()        # all 18 cards from fixtures/interview_cards.json, progress kept in memory
     deck                     # in Jupyter: the question, Reveal, then Got it / Shaky / Missed
     deck.reveal(); deck.mark("shaky")      # what the buttons do, callable from code
-    deck.progress.summary()  # "1 of 15 reviewed: 0 got it, 1 shaky, 0 missed"
+    deck.progress.summary()  # "1 of 18 reviewed: 0 got it, 1 shaky, 0 missed"
 
 Each card has the question, a 30-second answer, a 2-minute answer where the source has one
 (questions 1–3), a "more" section (follow-ups, a boundary, an example from the course), and

@@ -128,3 +128,27 @@ def test_gaps_go_to_a_database_file_when_a_folder_is_given(monkeypatch, tmp_path
     with NotesAssistant(gaps_dir=tmp_path) as assistant:
         assistant.approve(assistant.ask(QUESTION))
     assert GapStore(tmp_path).records[0]["topic"] == "Workflow vs Agent"  # another process would see it too
+
+
+@pytest.mark.parametrize("clicked", ["approve", "reject", None])
+def test_the_cells_after_the_panel_work_whatever_the_learner_clicked(assistant, clicked):
+    # Regression (notebook 09): clicking Reject made `assistant.gaps[0]` raise IndexError, and
+    # clicking Approve made the next cell's own click report "not pending any more".
+    result = assistant.ask(QUESTION)
+    panel = assistant.panel(result)
+    if clicked:
+        getattr(panel, f"{clicked}_button").click()  # the learner, live
+    [pending] = result.pending
+    if panel.decision is None:  # what notebook 09 does when nobody clicked
+        panel.approve()
+    assert not panel.status.startswith("✗ not pending")
+    result = assistant.resume(result)
+    assert result.status == "completed"
+    record = assistant.record_for(pending)
+    if clicked == "reject":
+        assert record is None and assistant.gaps == []
+        assert "did not save" in result.answer
+    else:
+        assert record["idempotency_key"] == pending.result["error"]["action_id"]
+    again = assistant.resume(result)  # the cell run twice: nothing pending, the model is not asked again
+    assert again is result and again.steps == result.steps

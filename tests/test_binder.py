@@ -1,6 +1,7 @@
 """Binder: the files repo2docker reads, and a reproduction of its build followed by every notebook
 under nbval — as close to what Binder does as this machine allows (no Docker here)."""
 
+import json
 import os
 import re
 import shutil
@@ -125,7 +126,29 @@ def test_a_binder_like_build_runs_every_notebook(tmp_path, node_tools):
     run("bash", "binder/postBuild")  # repo2docker runs it from the repository root
     where = run("python", "-c", "import course_lib; print(course_lib.__file__)", cwd=tmp_path)
     assert "site-packages" in where  # installed by postBuild, not found by accident in the checkout
+    override = venv / "share/jupyter/lab/settings/overrides.d/tool-calling-course.json"
+    assert json.loads(override.read_text())["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     run("python", "-m", "pip", "install", "--quiet", "pytest>=8,<10", "nbval>=0.11,<0.12")
     out = run("python", "-m", "pytest", "notebooks", "--nbval", "--nbval-current-env",
               "--nbval-sanitize-with", "notebooks/sanitize.cfg", "-q", "-p", "no:cacheprovider")  # fmt: skip
     assert re.search(r"\d+ passed", out) and "failed" not in out.splitlines()[-1]
+
+
+def test_the_lab_settings_override_is_what_the_installed_jupyterlab_reads(tmp_path):
+    from jupyterlab_server.settings_utils import _get_overrides  # the function lab calls for overrides
+
+    env = {**os.environ, "JUPYTERLAB_DIR": str(tmp_path / "lab")}  # where get_app_dir() then points
+    done = subprocess.run([sys.executable, "binder/lab_settings.py"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    overrides, error = _get_overrides(str(tmp_path / "lab" / "settings"))
+    assert error == ""
+    assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    # The setting really exists in the installed JupyterLab, and "false" is one of its values.
+    schema = Path(sys.prefix) / "share/jupyter/lab/schemas/@jupyterlab/apputils-extension/notification.json"
+    fetch_news = json.loads(schema.read_text())["properties"]["fetchNews"]
+    assert {"const": "false", "title": "Never"} in fetch_news["oneOf"]
+
+
+def test_post_build_installs_the_lab_settings_override():
+    assert re.search(r"^python binder/lab_settings\.py$", (BINDER / "postBuild").read_text(), re.M)

@@ -173,11 +173,22 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str]) -> None
             explorer.screenshot(path=str(SCREENSHOT))
             arguments_inserted = explorer.locator(".explorer-panel-arguments ins").inner_text()
             arguments_removed = explorer.locator(".explorer-panel-arguments del").inner_text()
+            arguments_shown = explorer.locator(".explorer-panel-arguments pre").inner_text()
+            changes = {name: explorer.locator(f".explorer-panel-{name} .explorer-change").inner_text()
+                       for name in GROUPS["value"] + GROUPS["result"]}  # fmt: skip
+            # A rule panel is shown whole: nothing hidden below a scroll edge, and `head` visible in it.
+            rules_cut = {name: explorer.locator(f".explorer-panel-{name} pre").evaluate(
+                "pre => pre.scrollHeight > pre.clientHeight + 1") for name in GROUPS["rule"]}  # fmt: skip
+            rules_text = [explorer.locator(f".explorer-panel-{name} pre").inner_text() for name in GROUPS["rule"]]
             summary = explorer.locator(".explorer-summary").inner_text()
         finally:
             browser.close()
     assert {statuses[name] for name in GROUPS["rule"]} == {"unchanged"}, statuses
     assert {statuses[name] for name in GROUPS["value"] + GROUPS["result"]} == {"changed"}, statuses
     assert (arguments_removed, arguments_inserted) == ("20", "5")
+    assert '"head":20 → 5}' in arguments_shown  # regression: the page read "head":205
+    assert changes["arguments"] == changes["mcp_arguments"] == "'20' → '5'"
+    assert changes["mcp_result"].startswith("'20' → '5', removed ") and changes["mcp_result"].count("removed") == 1
+    assert rules_cut == {name: False for name in GROUPS["rule"]} and all('"head"' in t for t in rules_text)
     assert "Show the first 5 lines of /workspace/notes.txt" in summary
     assert "(+1)" in summary  # one more real file read

@@ -13,7 +13,7 @@ from course_lib.evaluation import (DIAGNOSIS, TaskTrace, TraceBrowser, argument_
                                    citation_correctness, citation_problems, cited_sources, completion_problems,
                                    compute_metrics, cost_summary, diagnose, diagnosis_table, failure_recovery,
                                    load_questions, metrics_table, run_eval, run_task, tasks_table, time_bucket,
-                                   tool_selection, write_confirmation)  # fmt: skip
+                                   task_completion, tool_selection, write_confirmation, claim_grounding)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +49,13 @@ def test_bad_question_files_are_refused(tmp_path):
         load_questions(tmp_path / "twice.json")
 
 
-def test_the_offline_model_meets_every_expectation_but_one_first_try(traces):
+def test_the_offline_model_meets_most_expectations_and_the_misses_are_named(traces):
     metrics = {m.name: m for m in compute_metrics(traces)}
     assert metrics["tool selection accuracy"].failures == ()
-    assert metrics["task completion"].passed == len(traces)
+    # Four answers quote the note but leave out what the question asked (the points): not completed.
+    assert metrics["task completion"].failures == ("q03", "q04", "q06", "q23")
+    assert completion_problems(by_id(traces)["q23"]) == ["does not say: must wait"]
+    assert metrics["claim grounding"].failures == () and metrics["claim grounding"].total > 40
     arguments = metrics["argument validity rate"]
     assert arguments.failures == ("q22:search_notes",) and arguments.passed == arguments.total - 1
     assert metrics["write confirmation rate"].shown() == "4/4 = 100%"
@@ -99,7 +102,10 @@ def test_citations_are_parsed_and_checked_against_what_was_read():
 def test_an_answer_from_memory_fails_completion_citation_and_diagnosis(traces):
     honest = by_id(traces)["q15"]
     fabricated = replace(honest, answer="Freeze the backbone first.\n\nSources: /notes/strict-mode.md")
-    assert completion_problems(fabricated) == ["should say the evidence is missing and cite nothing"]
+    assert completion_problems(fabricated) == [
+        "should say the evidence is missing and cite nothing",
+        "claims what nothing read supports: 'Freeze the backbone first.' (not found anywhere: no note was read)"]
+    assert claim_grounding([fabricated]).shown() == "0/1 = 0%"
     assert citation_correctness([fabricated]).shown() == "0/1 = 0%"
     assert diagnose(fabricated) == ["answer_unsupported"]
     no_tools = replace(by_id(traces)["q01"], calls=[], read={}, answer="call_id is the model's id.")
@@ -128,7 +134,7 @@ def test_tables_chart_and_cost_are_plain_deterministic_text(traces):
     assert table.splitlines()[0].split() == ["metric", "result", "counted", "over", "failed"]
     assert table.splitlines()[2].split()[-1] == "q22:search_notes"
     chart = bar_chart(metrics).splitlines()
-    assert len(chart) == 6 and chart[0].endswith("100%") and "█" * 30 in chart[0]
+    assert len(chart) == 7 and chart[0].endswith("100%") and "█" * 30 in chart[0]
     assert tasks_table(traces).count("\n") == len(traces)
     assert cost_summary(traces).splitlines()[2] == f"time per task (bucketed): < 2 s ×{len(traces)}"
     assert diagnosis_table(traces).splitlines()[:3] == [
@@ -156,3 +162,25 @@ def test_run_task_leaves_the_course_notes_untouched(monkeypatch):
     from course_lib.notes_server import notes_dir
 
     assert (notes_dir() / "parallel-calls.md").exists() and not (notes_dir() / "archive").exists()
+
+
+def test_an_answer_that_admits_the_question_is_unanswered_is_not_completed(traces):
+    # Regression: "Your notes do not mention: tool." plus two quotes counted as a completed answer.
+    moved = by_id(traces)["q23"]
+    assert "Your notes do not mention: tool." in moved.answer
+    assert task_completion([moved]).shown() == "0/1 = 0%"
+    complete = replace(moved, answer=moved.answer.replace(
+        "Your notes do not mention: tool.",
+        "- A step that needs the result of another must wait for it: search first, then read the hits in the next turn."
+        " [/notes/archive/parallel-calls.md]"))
+    assert completion_problems(complete) == []
+
+
+def test_a_false_claim_about_the_notes_fails_grounding_and_completion(traces):
+    q01 = by_id(traces)["q01"]
+    claimed = replace(q01, answer=q01.answer.replace("\n\nSources:", "\nYour notes do not mention: call_id.\n\nSources:"))
+    [claim] = claimed.ungrounded()
+    assert claim.why == "/notes/call-id-vs-mcp-id.md does mention 'call_id'"
+    assert claim_grounding([claimed]).failures == ("q01: 'Your notes do not mention: call_id.'",)
+    assert any(p.startswith("claims what nothing read supports") for p in completion_problems(claimed))
+    assert "answer_unsupported" in diagnose(claimed)

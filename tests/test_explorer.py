@@ -1,6 +1,8 @@
 """The explorer: real runs through the pipeline, and which panels each change of condition moves."""
 
+import html
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -128,6 +130,39 @@ def test_diff_segments_shows_the_changed_token_only():
     panel = Panel("arguments", '{"head":5}', before='{"head":20}')
     assert panel.status == "changed" and "<del" in panel.diff_html() and ">5</ins>" in panel.diff_html()
     assert Panel("arguments", "x", before="x").diff_html() == "x"
+
+
+def _page_text(markup: str) -> str:
+    """What a browser shows for an HTML fragment: the text, tags gone, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def test_a_change_reads_old_arrow_new_not_the_two_glued_together():
+    panel = Panel("arguments", '{"head":5}', before='{"head":20}')
+    assert _page_text(panel.diff_html()) == '{"head":20 → 5}'  # regression: it read {"head":205}
+    answer = Panel("answer", "the first 5 lines", before="the first 20 lines")
+    assert _page_text(answer.diff_html()) == "the first 20 → 5 lines"  # the shared space stays outside the change
+    removed = Panel("answer", "a\n", before="a\n" + "x" * 99 + "\n")  # a long removal is cut, with its size
+    assert _page_text(removed.diff_html()) == "a\n" + "x" * 40 + "… (−100 chars)"
+
+
+def test_each_distinct_change_is_summarised_once(explorer):
+    explorer.run(head=20)
+    snap = explorer.run(head=5)
+    # The 15 dropped lines appear twice in the result (content[].text and structuredContent.text).
+    change = snap.panels["mcp_result"].change()
+    assert re.fullmatch(r"'20' → '5', removed \d+ chars \(in 2 places\)", change), change
+    assert change.count("removed") == 1
+    assert snap.panels["answer"].change().startswith("'20' → '5', removed ")  # the replacement first
+
+
+def test_rule_panels_are_shown_whole(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.run()
+    for name in GROUPS["rule"]:
+        assert "max-height:none" in ui.panels[name].value, name  # regression: cut at 150px, before `head`
+        assert '"head"' in _page_text(ui.panels[name].value)
+    assert "max-height:260px" in ui.panels["mcp_result"].value  # a long result scrolls
 
 
 def test_snapshot_displays_as_a_table(explorer):

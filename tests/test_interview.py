@@ -8,9 +8,11 @@ from course_lib.paths import fixtures_dir
 NOTEBOOKS = fixtures_dir().parent / "notebooks"
 
 
-def test_fifteen_cards_with_short_more_and_long_answers_for_the_first_three():
+def test_fifteen_cards_then_three_follow_ups_with_short_more_and_long_answers_for_the_first_three():
     cards = load_cards()
-    assert [c.number for c in cards] == list(range(1, 16))
+    assert [c.number for c in cards] == list(range(1, 19))
+    assert [c.source.removeprefix("a follow-up beyond the fifteen: ") for c in cards[15:]] == [
+        "transports", "resources vs tools", "auth"]
     assert all(c.short and c.more and c.see and c.code and c.source for c in cards)
     assert [c.number for c in cards if c.long] == [1, 2, 3]
 
@@ -56,14 +58,14 @@ def test_progress_refuses_unknown_verdicts_and_cards():
 def test_the_deck_hides_reveals_marks_and_moves_on():
     deck = CardDeck()
     assert not deck.revealed and "30-second answer" not in deck.text()
-    assert deck.text().startswith("Card 1 of 15 · answer hidden")
+    assert deck.text().startswith("Card 1 of 18 · answer hidden")
     deck.reveal()
     assert deck.card.short.split()[0] in deck.text() and "2-minute answer:" in deck.text()
     deck.mark("got it")
     assert deck.card.number == 2 and not deck.revealed
     deck.mark("shaky", advance=False)
     assert deck.card.number == 2 and "(marked: shaky)" in deck.text()
-    assert deck.progress.summary() == "2 of 15 reviewed: 1 got it, 1 shaky, 0 missed"
+    assert deck.progress.summary() == "2 of 18 reviewed: 1 got it, 1 shaky, 0 missed"
 
 
 def test_the_buttons_do_what_the_methods_do():
@@ -77,7 +79,7 @@ def test_the_buttons_do_what_the_methods_do():
     deck.next_button.click()
     deck.previous_button.click()
     assert deck.card.number == 2
-    deck.show(15)
+    deck.show(18)
     assert deck.next_button.disabled and "Progress:" in deck._progress.value
 
 

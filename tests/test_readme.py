@@ -1,6 +1,7 @@
 """Every command the README shows is run here (or by .ci/run), so the README stays true."""
 
 import json
+import os
 import re
 import shlex
 import socket
@@ -52,15 +53,32 @@ def test_quick_start_is_exactly_two_commands_and_make_lab_opens_notebook_00():
     commands = [line.split("#")[0].strip() for line in quick.splitlines() if line.strip()]
     assert commands == ["make lab", "make test"]
     port, token = _free_port(), "readme-test"
-    lab = subprocess.Popen(["make", "lab", f"LAB_ARGS=--no-browser --port={port} --ServerApp.token={token} --allow-root"],
+    lab = subprocess.Popen(["make", "lab", f"LAB_ARGS=--no-browser --port={port} --ServerApp.token={token}"],
                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
     try:
         _wait_for(port, lab, 120)
         page = httpx.get(f"http://127.0.0.1:{port}/lab/tree/notebooks/00_map_and_first_run.ipynb?token={token}", timeout=30)
         assert page.status_code == 200 and "JupyterLab" in page.text
+        # The settings the browser receives: the news pop-up is answered "never" (binder/lab_settings.py).
+        plugin = "@jupyterlab/apputils-extension:notification"
+        settings = httpx.get(f"http://127.0.0.1:{port}/lab/api/settings/{plugin}?token={token}", timeout=30).json()
+        assert settings["schema"]["properties"]["fetchNews"]["default"] == "false"
     finally:
         subprocess.run(["pkill", "-TERM", "-s", str(lab.pid)], check=False)
         lab.wait(timeout=30)
+
+
+@pytest.mark.parametrize(("uid", "flag"), [("0", True), ("1000", False)])
+def test_make_lab_adds_allow_root_only_when_run_as_root(tmp_path, uid, flag):
+    fake = tmp_path / "id"  # `make` asks `id -u`; a stand-in on PATH answers as root or as a user
+    fake.write_text(f"#!/bin/sh\necho {uid}\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["make", "-n", "lab"], cwd=REPO, env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    [lab] = [line for line in done.stdout.splitlines() if "jupyter lab" in line]
+    assert ("--allow-root" in lab.split()) is flag
+    assert "binder/lab_settings.py" in done.stdout  # the pop-up override is installed before lab starts
 
 
 def test_the_windows_commands_match_the_makefile():

@@ -24,6 +24,21 @@ SCENARIOS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 """For each check: the inputs of the first run and of the second (keyword arguments of `Explorer.run`)."""
 
 
+WHY_UNCHANGED = {
+    ("check_tail_parse_only", "value"): " Parse only sends nothing: there is no MCP request in either run.",
+    ("check_tail_parse_only", "result"): " Parse only executes nothing: no result exists in either run.",
+    ("check_other_server", "value"): " The alias (fs__ or arch__) is the app's routing, not an argument: the values stay.",
+    ("check_not_sent_back", "result"): " The model was never asked again, so there is no answer in either run.",
+    ("check_not_sent_back", "rule"): " A declaration is a rule: head 20 or 5 is a value, not part of it.",
+}
+"""(scenario, group of the panel named wrongly) → the mistake behind saying it changed."""
+WHY_CHANGED = {
+    "value": " A value follows the request: new request, new value.",
+    "result": " The tool really ran again: a new execution gives a new result.",
+}
+"""Group of a panel left out → why it changed."""
+
+
 def real_change(first: dict[str, Any], second: dict[str, Any]) -> Snapshot:
     """Run `first`, then `second`, with a fresh explorer; return the second run's snapshot."""
     with Explorer() as explorer:
@@ -49,10 +64,15 @@ def _judge(answer: Any, scenario: str) -> bool:
     chosen = set(answer)
     for name in PANELS:  # pipeline order: the first mistake along the chain is reported
         panel = snap.panels[name]
+        group = next(g for g, names in GROUPS.items() if name in names)
         if name in snap.changed and name not in chosen:
-            return failed(f"{name!r} changed too: {panel.change()} (now {_quoted(panel.text)}).")
+            why = WHY_CHANGED.get(group, "")
+            if scenario == "check_not_sent_back" and name == "function_call_output":
+                why = " The app still builds the feedback item for the new result; it only never sends it."
+            return failed(f"{name!r} changed too: {panel.change()} (now {_quoted(panel.text)}).{why}")
         if name in chosen and name not in snap.changed:
-            why = " A declaration is a rule: no value of one call is in it." if name in GROUPS["rule"] else ""
+            rule = " A declaration is a rule: no value of one call is in it." if group == "rule" else ""
+            why = WHY_UNCHANGED.get((scenario, group), rule)
             return failed(f"{name!r} did not change: it is {_quoted(panel.text)} in both runs.{why}")
     listed = ", ".join(name for name in PANELS if name in snap.changed)
     return passed(f"exactly these changed in the real runs: {listed}; the other {len(PANELS) - len(snap.changed)} "

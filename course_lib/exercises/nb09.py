@@ -61,6 +61,9 @@ CRAFTED = {
         {"/notes/retries.md", "/notes/idempotency.md"}),
     "an answer from memory that cites a note nobody read": (
         "Freeze the backbone, then train the head with a small learning rate.\n\nSources: /notes/strict-mode.md", set()),
+    "two notes read, only one cited (the other was a stub)": (
+        "From your notes:\n- Retry only failures that can recover. [/notes/retries.md]\n\nSources: /notes/retries.md",
+        {"/notes/retries.md", "/notes/workflow-vs-agent.md"}),
     "a source named by its prefix only (/notes/retries is not /notes/retries.md)": (
         "From your notes:\n- Retry only failures that can recover. [/notes/retries.md]\n\nSources: /notes/retries",
         READ_ONE),
@@ -78,6 +81,8 @@ HINTS = {
         "compare whole paths (set membership), not substrings.",
     "a quoted sentence tagged with a note that was never read":
         "the [path] after each quoted sentence is a citation too.",
+    "two notes read, only one cited (the other was a stub)":
+        "a note read but not cited is fine: check cited ⊆ read, not read ⊆ cited.",
     "q01": "take the paths from the line that starts with 'Sources:'.",
     "q15": "an answer that cites nothing cannot have correct citations: return False.",
     "q18": "a path mentioned in the text (\"… is only a stub\") is not a citation; only Sources: and [path] are.",
@@ -89,11 +94,11 @@ HINTS = {
 def citation_cases() -> list[tuple[str, str, set[str]]]:
     """(label, answer, paths read) for every case the check runs, in order."""
     real = _by_id()
-    cases = [(label, *CRAFTED[label]) for label in list(CRAFTED)[:2]]
+    cases = [(label, *CRAFTED[label]) for label in list(CRAFTED)[:3]]
     for qid in ("q01", "q15", "q18", "q24", "q23"):
         trace = real[qid]
         cases.append((qid, trace.answer or "", set(trace.read)))
-    cases += [(label, *CRAFTED[label]) for label in list(CRAFTED)[2:]]
+    cases += [(label, *CRAFTED[label]) for label in list(CRAFTED)[3:]]
     return cases
 
 
@@ -146,8 +151,7 @@ def selection_cases() -> list[tuple[str, list[Any], str]]:
     search_only = replace(q01, calls=[c for c in q01.calls if c.name == "search_notes"])
     return [
         ("q01 (one search, then two reads in one turn)", [q01],
-         "compare the set of server tool names (call.name; call.tool is the alias notes__…) with "
-         "set(question.expected_tools)."),
+         "compare the set of server tool names called (call.name) with set(question.expected_tools)."),
         ("q13 and q14, with a search added to q13 (chit-chat that searched anyway)", [searched_chat, other_chat],
          "chit-chat expects no tool at all: any call makes the task wrong."),
         ("q01 answered after the search alone (read_note never called)", [search_only],
@@ -161,6 +165,59 @@ def selection_cases() -> list[tuple[str, list[Any], str]]:
     ]  # fmt: skip
 
 
+def _rate(traces: list[Any], same: Callable[[Any], bool]) -> float:
+    return sum(map(same, traces)) / len(traces)
+
+
+def _names(trace: Any) -> set[str]:
+    return {call.name for call in trace.calls}
+
+
+SELECTION_MISTAKES: list[tuple[Callable[[list[Any]], float], str]] = [
+    (lambda ts: 100 * _rate(ts, lambda t: _names(t) == set(t.question.expected_tools)),
+     "that is a percentage: return a fraction from 0 to 1 (a table may show it as %, the metric is a rate)."),
+    (lambda ts: _rate(ts, lambda t: {c.tool for c in t.calls} == set(t.question.expected_tools)),
+     "call.tool is the model-side alias (notes__read_note); expected_tools holds server names: compare call.name."),
+    (lambda ts: float(sum(_names(t) == set(t.question.expected_tools) for t in ts)),
+     "that is a count of tasks, not a rate: divide by the number of tasks."),
+    (lambda ts: _rate(ts, lambda t: _names(t) <= set(t.question.expected_tools)),
+     "every expected tool must have been called: compare the sets for equality, not ⊆."),
+    (lambda ts: _rate(ts, lambda t: set(t.question.expected_tools) <= _names(t)),
+     "a tool the task did not need makes the choice wrong (chit-chat that searched): equality, not ⊇."),
+    (lambda ts: _rate(ts, lambda t: {c.name for c in t.calls if c.ok} == set(t.question.expected_tools)),
+     "a call the model made counts as chosen even if it failed or was rejected: do not filter on ok."),
+    (lambda ts: _rate(ts, lambda t: [c.name for c in t.calls] == list(t.question.expected_tools)),
+     "a tool called twice (or a retry) is still one tool: compare sets, not lists of calls."),
+    (lambda ts: sum(_names(t) == set(t.question.expected_tools) for t in ts) / max(1, sum(len(t.calls) for t in ts)),
+     "divide by the number of tasks, not the number of calls."),
+    (lambda ts: 1 - _rate(ts, lambda t: _names(t) == set(t.question.expected_tools)),
+     "that is the share of tasks that chose wrongly: count the ones whose set equals the expected set."),
+]  # fmt: skip
+"""Wrong answers learners write, each as a function giving the value it computes, and what is wrong."""
+
+
+def _mistake(fn: Callable[[list[Any]], float], seen: list[tuple[list[Any], float]], right: float) -> str | None:
+    """The message of the known mistake that reproduces every value the learner's function gave
+    (`seen`: traces and value per case, the failing case last) and is not right here. When several
+    do, the learner's function is also run on each real trace alone, and on all of them, to tell them apart."""
+
+    def reproduces(wrong: Callable[[list[Any]], float], cases: list[tuple[list[Any], float]]) -> bool:
+        try:
+            return all(math.isclose(wrong(traces), value, abs_tol=1e-9) for traces, value in cases)
+        except ZeroDivisionError:
+            return False
+
+    candidates = [(wrong, message) for wrong, message in SELECTION_MISTAKES if reproduces(wrong, seen)
+                  and not math.isclose(wrong(seen[-1][0]), right, abs_tol=1e-9)]  # fmt: skip
+    if len(candidates) > 1:
+        try:
+            probes = [([t], fn([t])) for t in _traces()] + [(list(_traces()), fn(list(_traces())))]
+        except Exception:  # the learner's function fails on a probe: keep the first candidate
+            probes = []
+        candidates = [c for c in candidates if reproduces(c[0], probes)] or candidates
+    return candidates[0][1] if candidates else None
+
+
 def check_tool_selection_accuracy(fn: Callable[[list[Any]], float]) -> bool:
     """Run `fn` on real traces and variants; compare with `evaluation.tool_selection`."""
     from course_lib.evaluation import tool_selection
@@ -169,6 +226,7 @@ def check_tool_selection_accuracy(fn: Callable[[list[Any]], float]) -> bool:
         return failed("Not answered yet: define tool_selection_accuracy(traces) and pass the function itself.")
     if not callable(fn):
         return failed(f"Pass the function itself (tool_selection_accuracy, without parentheses); you passed {fn!r}.")
+    seen: list[tuple[list[Any], float]] = []
     for label, traces, hint in selection_cases():
         try:
             value = fn(list(traces))
@@ -179,8 +237,10 @@ def check_tool_selection_accuracy(fn: Callable[[list[Any]], float]) -> bool:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return failed(f"tool_selection_accuracy must return a number from 0 to 1; it returned {value!r} on {label}.")
         right = tool_selection(list(traces)).rate
+        seen.append((list(traces), value))
         if not math.isclose(value, right, abs_tol=1e-9):
-            return failed(f"on {label} you computed {value:g}, the traces give {right:g}: {hint}")
+            why = _mistake(fn, seen, right) or hint  # the mistake it matches, else what this case tests
+            return failed(f"on {label} you computed {value:g}, the traces give {right:g}: {why}")
     return passed("right on every case: a task counts when the set of tools it called equals the expected set.")
 
 

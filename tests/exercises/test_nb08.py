@@ -54,3 +54,22 @@ def test_not_sent_back_forgets_the_mcp_request(capsys):
 def test_a_list_answer_is_accepted(capsys):
     assert nb08.check_tail_parse_only(["parsed", "arguments"]) is True
     assert capsys.readouterr().out.startswith("✓ exactly these changed in the real runs: arguments, parsed")
+
+
+def test_each_wrong_answer_names_the_mistake_behind_it(capsys):
+    everything = {"arguments", "parsed", "mcp_arguments", "mcp_result", "function_call_output", "answer"}
+    out = _says(nb08.check_tail_parse_only, everything, capsys)  # "tail changed, so everything did"
+    assert out.endswith("Parse only sends nothing: there is no MCP request in either run.\n")
+    out = _says(nb08.check_tail_parse_only, {"arguments", "parsed", "answer"}, capsys)
+    assert out.endswith("Parse only executes nothing: no result exists in either run.\n")
+    out = _says(nb08.check_other_server, {"mcp_arguments", "mcp_result", "function_call_output", "answer"}, capsys)
+    assert out.endswith("The alias (fs__ or arch__) is the app's routing, not an argument: the values stay.\n")
+    out = _says(nb08.check_not_sent_back, {"arguments", "parsed", "mcp_arguments", "mcp_result"}, capsys)
+    assert out.endswith("The app still builds the feedback item for the new result; it only never sends it.\n")
+    out = _says(nb08.check_not_sent_back, {"arguments", "parsed", "mcp_arguments", "mcp_result",
+                                           "function_call_output", "answer"}, capsys)  # fmt: skip
+    assert out.endswith("The model was never asked again, so there is no answer in either run.\n")
+    out = _says(nb08.check_not_sent_back, {"arguments", "parsed"}, capsys)  # "nothing runs if nothing is sent back"
+    assert out.startswith("✗ 'mcp_arguments' changed too") and out.endswith("new request, new value.\n")
+    out = _says(nb08.check_other_server, {"mcp_result", "answer"}, capsys)
+    assert out.endswith("The tool really ran again: a new execution gives a new result.\n")

@@ -80,8 +80,8 @@ def test_comparing_aliases_with_server_names(capsys):
         lambda traces: sum({c.tool for c in t.calls} == set(t.question.expected_tools) for t in traces) / len(traces)
     ) is False  # fmt: skip
     assert capsys.readouterr().out.startswith(
-        "✗ on q01 (one search, then two reads in one turn) you computed 0, the traces give 1: compare the set of "
-        "server tool names (call.name; call.tool is the alias")  # fmt: skip
+        "✗ on q01 (one search, then two reads in one turn) you computed 0, the traces give 1: call.tool is the "
+        "model-side alias (notes__read_note); expected_tools holds server names: compare call.name.")  # fmt: skip
 
 
 def test_inclusion_instead_of_equality(capsys):
@@ -119,11 +119,58 @@ def test_lists_instead_of_sets_after_the_first_case_passes(capsys):
     assert check_tool_selection_accuracy(with_repeats) is False
     assert capsys.readouterr().out.startswith("✗ on q01 (one search, then two reads in one turn) you computed 0")
 
+    def calls_as_list(traces):
+        return sum([c.name for c in t.calls] == list(t.question.expected_tools) for t in traces) / len(traces)
+
+    assert check_tool_selection_accuracy(calls_as_list) is False
+    assert capsys.readouterr().out.endswith(": a tool called twice (or a retry) is still one tool: compare sets, not lists of calls.\n")
+
 
 def test_a_count_instead_of_a_rate_and_a_wrong_type(capsys):
     assert check_tool_selection_accuracy(
         lambda traces: sum({c.name for c in t.calls} == set(t.question.expected_tools) for t in traces)
     ) is False  # fmt: skip
-    assert capsys.readouterr().out.startswith("✗ on q13 and q14, with a search added to q13")
+    assert capsys.readouterr().out == ("✗ on q13 and q14, with a search added to q13 (chit-chat that searched anyway) you "
+                                       "computed 1, the traces give 0.5: that is a count of tasks, not a rate: divide by "
+                                       "the number of tasks.\n")
     assert check_tool_selection_accuracy(lambda traces: "100%") is False
     assert capsys.readouterr().out.startswith("✗ tool_selection_accuracy must return a number from 0 to 1; it returned '100%'")
+
+
+def test_a_percentage_is_named_as_a_percentage(capsys):
+    # Regression: the hint for 100 instead of 1.0 was "call.tool is the alias".
+    def percent(traces):
+        return 100 * sum({c.name for c in t.calls} == set(t.question.expected_tools) for t in traces) / len(traces)
+
+    assert check_tool_selection_accuracy(percent) is False
+    assert capsys.readouterr().out == (
+        "✗ on q01 (one search, then two reads in one turn) you computed 100, the traces give 1: that is a percentage: "
+        "return a fraction from 0 to 1 (a table may show it as %, the metric is a rate).\n")
+
+
+def test_the_other_wrong_answers_each_get_their_own_hint(capsys):
+    def superset(traces):
+        return sum(set(t.question.expected_tools) <= {c.name for c in t.calls} for t in traces) / len(traces)
+
+    def per_call(traces):
+        right = sum({c.name for c in t.calls} == set(t.question.expected_tools) for t in traces)
+        return right / sum(len(t.calls) for t in traces)
+
+    def inverted(traces):
+        return sum({c.name for c in t.calls} != set(t.question.expected_tools) for t in traces) / len(traces)
+
+    for fn, says in [(superset, "a tool the task did not need makes the choice wrong"),
+                     (per_call, "divide by the number of tasks, not the number of calls"),
+                     (inverted, "that is the share of tasks that chose wrongly")]:  # fmt: skip
+        assert check_tool_selection_accuracy(fn) is False
+        assert says in capsys.readouterr().out, fn.__name__
+
+
+def test_requiring_every_read_note_to_be_cited(capsys):
+    def all_read_cited(answer, read_paths):
+        line = next((l for l in answer.splitlines() if l.startswith("Sources:")), "")
+        cited = {p.strip() for p in line.removeprefix("Sources:").split(",") if p.strip()}
+        return bool(cited) and cited == read_paths  # every note read must be cited: too strict
+
+    assert check_citation_correct(all_read_cited) is False
+    assert capsys.readouterr().out.endswith("a note read but not cited is fine: check cited ⊆ read, not read ⊆ cited.\n")

@@ -397,3 +397,127 @@ def test_missing_and_malformed_answers_are_named(capsys):
     assert "blind_retry still needs" in run(nb10.check_diagnoses, answers(blind_retry=("F", ...)), capsys)
     assert "'Z' is not a row" in run(nb10.check_diagnoses, answers(injection=("Z", "identity")), capsys)
     assert "is not a trace" in run(nb10.check_diagnoses, answers(nonsense=("A", "call trace")), capsys)
+
+
+# ---- drill 8: the Responses loop from scratch ------------------------------------------------------
+
+
+def _loop(send_back, *, budget=True, status=False):
+    """A learner's run_loop; `send_back(response, calls, execute)` builds the items appended each turn."""
+
+    def run_loop(client, model, task, tools, execute, max_steps=5):
+        items = [{"role": "user", "content": task}]
+        steps = range(max_steps) if budget else iter(int, 1)
+        for _ in steps:
+            response = client.responses.create(model=model, input=items, tools=tools)
+            if status and response.status != "completed":
+                raise RuntimeError(response.status)
+            calls = [item for item in response.output if item.type == "function_call"]
+            if not calls:
+                return response.output_text
+            items += send_back(response, calls, execute)
+        raise RuntimeError("budget")
+
+    return run_loop
+
+
+def _outputs(calls, execute, key="call_id"):
+    return [{"type": "function_call_output", "call_id": getattr(c, key), "output": execute(c)} for c in calls]
+
+
+def test_the_reference_loop_passes(capsys):
+    assert nb10.check_responses_loop(nb10.SOLUTIONS["check_responses_loop"]()) is True
+    assert capsys.readouterr().out.startswith("✓ the loop sends the whole context")
+
+
+def test_each_wrong_loop_is_told_its_own_mistake(capsys):
+    everything = lambda r, calls, ex: [i.to_dict() for i in r.output] + _outputs(calls, ex)  # noqa: E731
+    wrong = {
+        "only output[0]": (lambda r, calls, ex: [i.to_dict() for i in r.output] + _outputs(calls[:1], ex),
+                           "run every call of the response (walk all of response.output, not output[0])"),
+        "outputs without the calls": (lambda r, calls, ex: _outputs(calls, ex),
+                                      "append every item of response.output to the input first"),
+        "item.id for call_id": (lambda r, calls, ex: [i.to_dict() for i in r.output] + _outputs(calls, ex, "id"),
+                                "that is the item's id (fc_…), not its call_id"),
+        "model_dump": (lambda r, calls, ex: [i.model_dump() for i in r.output] + _outputs(calls, ex),
+                       "item.model_dump() adds fields the API refuses"),
+        "an object as output": (lambda r, calls, ex: [i.to_dict() for i in r.output]
+                                + [{"type": "function_call_output", "call_id": c.call_id, "output": {"t": ex(c)}}
+                                   for c in calls], "function_call_output.output is text"),
+        "only the first call and its output": (lambda r, calls, ex: [calls[0].to_dict(), *_outputs(calls[:1], ex)],
+                                               "the response held two function_call items: run both"),
+    }  # fmt: skip
+    for name, (send_back, says) in wrong.items():
+        assert nb10.check_responses_loop(_loop(send_back, status=True)) is False
+        assert says in capsys.readouterr().out, name
+    assert nb10.check_responses_loop(_loop(everything, budget=False, status=True)) is False
+    assert "your loop was still asking after 8 requests; stop after max_steps (3)" in capsys.readouterr().out
+    assert nb10.check_responses_loop(_loop(everything)) is False  # no look at response.status
+    assert "check response.status: 'incomplete'" in capsys.readouterr().out
+
+
+def test_a_loop_that_returns_the_response_is_told_to_return_text(capsys):
+    def returns_response(client, model, task, tools, execute, max_steps=5):
+        return client.responses.create(model=model, input=task, tools=tools)
+
+    assert nb10.check_responses_loop(returns_response) is False
+    assert "return the final answer text (response.output_text)" in capsys.readouterr().out
+    assert nb10.check_responses_loop(...) is False
+    assert capsys.readouterr().out.startswith("✗ Not answered yet: write run_loop(")
+
+
+def test_a_wrong_move_is_told_what_that_move_is_for(capsys):
+    out = run(nb10.check_next_step, lambda e, w, k: "retry", capsys)  # "just retry everything"
+    assert out.startswith("✗ case 1 (a read whose head was the text \"5\"")
+    assert "you said 'retry', the move for a failure that can recover (retryable true) where repeating is safe" in out
+    out = run(nb10.check_next_step, lambda e, w, k: "fix_arguments" if e["code"] == "NOT_FOUND" else
+              nb10.SOLUTIONS["check_next_step"]()(e, w, k), capsys)  # fmt: skip
+    assert "you said 'fix_arguments', the move for INVALID_INPUT only; the next step is 'search_again'" in out
+
+
+def test_parse_mistakes_learners_write_are_named(capsys):
+    import ast
+
+    def literal(text):
+        value = ast.literal_eval(text.strip()) if isinstance(text, str) and text.strip() else None
+        if not isinstance(value, dict):
+            raise ValueError("not an object")
+        return value
+
+    out = run(nb10.check_parse_arguments, literal, capsys)
+    assert "JSON has null, true and false: parse it with json.loads (ast.literal_eval and eval read Python" in out
+
+    def quote_replace(text):  # turns single quotes into double ones before parsing
+        return nb10.SOLUTIONS["check_parse_arguments"]()(text.replace("'", '"') if isinstance(text, str) else text)
+
+    assert "JSON strings use double quotes" in run(nb10.check_parse_arguments, quote_replace, capsys)
+
+    def swallow(text):
+        try:
+            return nb10.SOLUTIONS["check_parse_arguments"]()(text)
+        except ValueError:
+            return {}
+
+    out = run(nb10.check_parse_arguments, swallow, capsys)
+    assert "you returned {}; refuse it with ValueError. Returning an empty dict on a parse error hides" in out
+
+    def empty_is_defaults(text):
+        return {} if text == "" else nb10.SOLUTIONS["check_parse_arguments"]()(text)
+
+    out = run(nb10.check_parse_arguments, empty_is_defaults, capsys)
+    assert "an empty text is not {}: a model that sent nothing did not ask for the defaults" in out
+
+
+def test_pairing_on_the_item_id_or_reading_type_off_a_message_is_named(capsys):
+    def by_item_id(items):
+        calls = {i["id"]: i for i in items if i.get("type") == "function_call"}
+        return {i["id"]: i["output"] for i in items if i.get("type") == "function_call_output" and calls}
+
+    out = run(nb10.check_pair_call_ids, by_item_id, capsys)
+    assert "outputs have no 'id': pair on 'call_id'" in out
+
+    def assumes_type(items):
+        return {i["call_id"]: i["output"] for i in items if i["type"] == "function_call_output"}
+
+    out = run(nb10.check_pair_call_ids, assumes_type, capsys)
+    assert "a message has a 'role' and no 'type': use item.get('type')" in out

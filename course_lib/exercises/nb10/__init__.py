@@ -1,4 +1,4 @@
-"""Checks for notebook 10 (interview prep): six coding drills and the diagnose-the-trace set.
+"""Checks for notebook 10 (interview prep): seven coding drills and the diagnose-the-trace set.
 
 Each drill is a function (or class) the learner writes from memory; each check runs it on real
 objects and prints the first case it gets wrong, why, and a hint:
@@ -7,6 +7,9 @@ objects and prints the first case it gets wrong, why, and a hint:
   loop really sent (three reads at once, one at a time, one failing), then broken ones: an orphan
   output and an unanswered call (both refused by the model API too), a call_id on two calls, two
   outputs for one call.
+- `check_responses_loop(fn)`: `run_loop(client, model, task, tools, execute, max_steps)` written
+  from scratch, on the offline model and the real files server; then a model that never stops and
+  a response cut off at `max_output_tokens` (see `responses_loop`).
 - `check_action_id(fn)`: `action_id(tool, arguments, user_id) -> str` plugged into the approvals of
   a real `Executor`: alice's approval of action A must let A run (in any key order) and nothing
   else — another topic, `12` vs `"12"`, bob, another tool. A wrong id lets a write run for real.
@@ -39,10 +42,11 @@ from course_lib.exercises.nb10.next_step import (NEXT_STEPS, STEP_CASES, _next_s
                                                  step_errors)
 from course_lib.exercises.nb10.pairing import _pair_solution, check_pair_call_ids
 from course_lib.exercises.nb10.parser import _parse_arguments_solution, check_parse_arguments
+from course_lib.exercises.nb10.responses_loop import _loop_solution, check_responses_loop
 from course_lib.exercises.nb10.scheduler import _run_turn_solution, check_run_turn, run_scheduler, schedule_cases
 
 __all__ = ["check_action_id", "check_diagnoses", "check_idempotency_store", "check_next_step",
-           "check_pair_call_ids", "check_parse_arguments", "check_run_turn", "SOLUTIONS",
+           "check_pair_call_ids", "check_parse_arguments", "check_responses_loop", "check_run_turn", "SOLUTIONS",
            # used by notebook 10 and tests/exercises/test_nb10.py
            "ACTION_CASES", "NEXT_STEPS", "STEP_CASES", "play_approval", "run_scheduler", "schedule_cases",
            "step_errors"]  # fmt: skip
@@ -54,5 +58,6 @@ SOLUTIONS: Solutions = {
     "check_next_step": lambda: _next_step_solution,
     "check_run_turn": lambda: _run_turn_solution,
     "check_parse_arguments": lambda: _parse_arguments_solution,
+    "check_responses_loop": lambda: _loop_solution,
     "check_diagnoses": lambda: dict(DIAGNOSIS_SOLUTION),
 }

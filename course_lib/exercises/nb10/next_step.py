@@ -31,6 +31,17 @@ _STEP_WHY = {
                      "shape): fail, alert, and don't let the model guess",
 }  # fmt: skip
 
+_MOVE_FOR = {
+    "retry": "a failure that can recover (retryable true) where repeating is safe",
+    "check_status": "a write without an idempotency key that may already have happened",
+    "fix_arguments": "INVALID_INPUT only",
+    "search_again": "NOT_FOUND only",
+    "reread": "CONFLICT only",
+    "wait_for_approval": "APPROVAL_REQUIRED only",
+    "stop": "a failure with no way forward (FORBIDDEN, or retryable false)",
+}
+"""What each move is for: said back to a learner who picked it where it does not fit."""
+
 # (label in nb05.recorded_errors(), what it was, is_write, has_key)
 STEP_CASES: list[tuple[str, str, bool, bool]] = [
     ("INVALID_INPUT", "a read whose head was the text \"5\"", False, False),
@@ -79,7 +90,8 @@ def check_next_step(fn: Callable[[dict[str, Any], bool, bool], str]) -> bool:
             extra = (" (the code alone says UPSTREAM_ERROR; the retryable flag says whether it can recover)"
                      if error["code"] == "UPSTREAM_ERROR" else "")  # fmt: skip
             why = _STEP_WHY["stop upstream" if expected == "stop" and error["code"] != "FORBIDDEN" else expected]
-            return failed(f"{shown}: you said {got!r}; the next step is {expected!r}: {why}{extra}.")
+            return failed(f"{shown}: you said {got!r}, the move for {_MOVE_FOR[got]}; the next step is {expected!r}: "
+                          f"{why}{extra}.")
     return passed(f"next_step picks the right move for all {len(STEP_CASES)} real failures.")
 
 

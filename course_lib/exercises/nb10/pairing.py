@@ -138,6 +138,13 @@ def check_pair_call_ids(fn: Callable[[list[dict[str, Any]]], dict[str, str]]) ->
                 continue
             return failed(f"case '{label}': you raised ValueError ({error}), but this list is valid: every call has "
                           "exactly one output under its own call_id. Items of other types (messages) are not calls.")
+        except KeyError as error:
+            why = {"'id'": "outputs have no 'id': pair on 'call_id' (a call's 'id', fc_…, names the item, not the call).",
+                   "'type'": "a message has a 'role' and no 'type': use item.get('type').",
+                   "'call_id'": "only calls and outputs have a 'call_id': look at the 'type' first."}.get(
+                       str(error), "items are dicts as they crossed: messages have a 'role', calls and outputs a 'type' "
+                       "and a 'call_id'.")  # fmt: skip
+            return failed(f"case '{label}': pair_call_ids raised KeyError: {error}; {why}")
         except Exception as error:
             return failed(f"case '{label}': pair_call_ids raised {type(error).__name__}: {error}. Items are dicts as "
                           "they crossed: messages have a 'role', calls and outputs have a 'type' and a 'call_id'.")

@@ -68,6 +68,10 @@ _PARSE_HINTS = {
     "null instead of an object": "arguments are an object: None is not one",
     "an object that was already parsed (not text)": "arguments are JSON text; a dict here means someone passed the "
                                                     "MCP-style object — refuse it instead of guessing",
+    "single quotes": "JSON strings use double quotes: a parser that accepts 'x' (ast.literal_eval, a quote "
+                     "replace) reads text no JSON parser would",
+    "text cut off in the middle": "a cut-off text is not an object with fewer fields: refuse it, never repair it",
+    "an empty text": "an empty text is not {}: a model that sent nothing did not ask for the defaults",
 }  # fmt: skip
 
 
@@ -89,12 +93,17 @@ def check_parse_arguments(fn: Callable[[Any], dict[str, Any]]) -> bool:
                     return failed(f"{shown}: raise ValueError, not TypeError, for a bad arguments text.")
                 continue
             hint = (" JSON allows whitespace around the value (raw_decode does not skip it before the value)."
-                    if label.startswith("the same text with spaces") else "")  # fmt: skip
+                    if label.startswith("the same text with spaces") else
+                    " JSON has null, true and false: parse it with json.loads (ast.literal_eval and eval read Python, "
+                    "not JSON)." if "null" in str(text) else "")  # fmt: skip
             return failed(f"{shown}: you raised {type(error).__name__}: {error}, but this is valid arguments text.{hint}")
         except Exception as error:
             return failed(f"{shown}: parse_arguments raised {type(error).__name__}: {error}; refuse with ValueError.")
         if got is ...:
             return failed("Not answered yet: parse_arguments still returns ... — return the dict.")
+        if isinstance(expected, ArgumentsError) and got == {} and label != "an empty text":
+            return failed(f"{shown}: you returned {{}}; refuse it with ValueError. Returning an empty dict on a "
+                          "parse error hides the model's mistake and runs the tool with defaults nobody asked for.")
         if isinstance(expected, ArgumentsError):
             return failed(f"{shown}: you returned {got!r:.60}; refuse it with ValueError. "
                           f"{_PARSE_HINTS.get(label, 'It is not one clean JSON object')}.")

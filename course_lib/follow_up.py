@@ -1,0 +1,119 @@
+"""The step between the answer and the learning gap: ask the learner a follow-up question, grade the reply.
+
+The source's run of the notes assistant has the model "generate a follow-up question and evaluate
+the user's answer" before it proposes a gap. Both halves must rest on the notes, like the answer:
+
+- `follow_up(read, answer)` picks a sentence of a note the task read that the answer did *not*
+  use (the next thing worth checking), and asks the learner to fill in its key terms (the words
+  of that sentence rarest in the notes) and explain it;
+- `grade(reply, question)` checks the reply against that sentence: which key terms it has,
+  which it misses, and — when it misses any — the `save_learning_gap` arguments that name the
+  note as evidence (the assistant proposes them; a person approves, as for any write).
+
+The offline model cannot write questions, so this is app code; a real model may word a better
+question, but the grade must still be computed against the note, not against what the model
+believes.
+
+    question = follow_up(trace.read, trace.answer)
+    print(question.text)
+    result = grade("It needs stop conditions, like a step budget.", question)
+    result.verdict, result.missing, result.gap
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from course_lib.grounding import sentences, words
+
+KEY_TERMS = 2  # blanks per question
+PLAIN = frozenset("before after another cannot itself should would could whether such other same next first then "
+                  "still never always make makes made keeps need needs being able call calls".split())  # fmt: skip
+"""Words never blanked: they carry no idea of their own."""
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A question about one sentence of one note the task read."""
+
+    path: str
+    title: str
+    sentence: str  # the note's own words: what the reply is graded against
+    key_terms: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """The question as the learner sees it: the sentence with its key terms blanked."""
+        blanked = self.sentence
+        for term in self.key_terms:
+            blanked = re.sub(rf"(?i)\b{re.escape(term)}\b", "____", blanked, count=1)
+        return (f"Follow-up on your note {self.title!r} ({self.path}): fill in the blanks and say in one sentence "
+                f"why it matters.\n  {blanked}")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Grade:
+    """What the reply got right and wrong, against the note."""
+
+    verdict: str  # "correct", "partly" or "not yet"
+    covered: tuple[str, ...]
+    missing: tuple[str, ...]
+    feedback: str
+    gap: dict[str, str] | None  # `save_learning_gap` arguments when something is missing
+
+    def __str__(self) -> str:
+        return self.feedback
+
+
+def _note_sentences(text: str) -> tuple[str, list[str]]:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    title = lines[0].removeprefix("# ").strip() if lines and lines[0].startswith("# ") else ""
+    body = [line for line in lines[1 if title else 0 :] if not line.startswith(("Updated:", "TODO"))]
+    return title, [s for line in body for s in sentences(line)]
+
+
+def follow_up(read: dict[str, str], answer: str | None, *, corpus: Iterable[str] = ()) -> FollowUp | None:
+    """A question on the first sentence of a read note (cited notes first) that `answer` does not
+    contain; None when every read note is a stub or fully quoted. Key terms are the sentence's
+    content words found in the fewest texts of `corpus` (default: the notes read)."""
+    texts = list(corpus) or list(read.values())
+    cited = [p for p in read if p in (answer or "")]
+    for path in cited + [p for p in read if p not in cited]:
+        if "TODO" in read[path]:
+            continue
+        title, candidates = _note_sentences(read[path])
+        for sentence in candidates:
+            if sentence in (answer or "") or len(words(sentence)) < 4:
+                continue
+            terms = [w for w in re.findall(r"[A-Za-z][A-Za-z_-]+", sentence)
+                     if w.lower() in words(sentence) and len(w) >= 5 and w.lower() not in PLAIN]  # fmt: skip
+            if len(terms) < KEY_TERMS:
+                continue
+            rarity = {t: sum(t.lower() in text.lower() for text in texts) for t in dict.fromkeys(terms)}
+            key = sorted(rarity, key=lambda t: (rarity[t], -len(t)))[:KEY_TERMS]
+            return FollowUp(path, title or path, sentence, tuple(sorted(key, key=sentence.index)))
+    return None
+
+
+def _says(reply: str, term: str) -> bool:
+    stem = term.lower()[: max(4, len(term) - 2)]  # "conditions" matches "condition", "stops" matches "stop"
+    return any(word.startswith(stem) for word in re.findall(r"[a-z0-9_-]+", reply.lower()))
+
+
+def grade(reply: Any, question: FollowUp) -> Grade:
+    """Grade the learner's `reply` against the note sentence behind `question`."""
+    text = reply if isinstance(reply, str) else ""
+    covered = tuple(t for t in question.key_terms if _says(text, t))
+    missing = tuple(t for t in question.key_terms if t not in covered)
+    verdict = "correct" if not missing else "partly" if covered else "not yet"
+    quote = f"your note says: {question.sentence!r} [{question.path}]"
+    if not missing:
+        return Grade(verdict, covered, missing, f"✓ correct: {', '.join(covered)} — as {quote}", None)
+    feedback = f"{'~ partly' if covered else '✗ not yet'}: missing {', '.join(map(repr, missing))}; {quote}"
+    gap = {"topic": question.title[:120],
+           "evidence": f"{question.path}: the reply to a follow-up missed {', '.join(missing)} ({question.sentence})"[:1000],
+           "suggestion": f"Re-read {question.path} and explain in your own words: {question.sentence}"[:1000]}  # fmt: skip
+    return Grade(verdict, covered, missing, feedback, gap)

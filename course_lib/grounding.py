@@ -1,0 +1,163 @@
+"""Claim-level grounding: is every sentence of an answer traceable to a note the task really read?
+
+Citation checks (`evaluation.citation_problems`) look at the *paths* an answer names. This looks
+at what the answer *says*. The answer is cut into claims, and each claim is checked against what
+the task's trace holds (the notes `read_note` returned, the paths `search_notes` found, the
+records saved):
+
+    - a sentence [/notes/x.md]        the sentence is in that note (or nearly all its words are)
+    - Your notes do not mention: a, b  no note read contains the word a or b
+    /notes/x.md is only a stub         that note was read and is a TODO
+    The evidence is missing: …         each reason holds: the search found nothing, the notes
+                                       named were read and lack the words, the stub is a stub
+    Saved the learning gap as record … that record exists;  "I did not save …": none does
+    any other sentence                 most of its content words occur in one note read
+
+Lines that only frame the answer ("From your notes:", "Sources: …", the proposal of a gap, the
+greeting of a no-tool reply) are not claims.
+
+    for claim in claims(answer, read, found=found, saved=saved):
+        print("✓" if claim.grounded else "✗", claim.text, "→", claim.source or claim.why)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+OVERLAP = 0.8  # a free sentence is traceable when this share of its content words is in one note
+STOPWORDS = frozenset(
+    "the a an and or of to in on for with is are was were be been it its this that these those as by at from "
+    "not no but if then so than can may must do does did your you my i we they there what which when how why "
+    "only one two also into each every any all their them our out up more most very just".split()
+)  # fmt: skip
+_FRAME = re.compile(r"^(From your notes:|Sources:|I propose to save this learning gap|I found no learning gap to save|"
+                    r"I answer questions from your notes)")  # fmt: skip
+_BULLET = re.compile(r"^- (.+?)(?: \[(/[^\]\s]+)\])?$")
+_NOT_MENTIONED = re.compile(r"^Your notes do not mention: (.+?)\.?$")
+_STUB = re.compile(r"^(/\S+) is only a stub\b")
+_SAVED = re.compile(r"^Saved the learning gap as record ([\w-]+)")
+_NOT_SAVED = re.compile(r"^I did not save the learning gap\b")
+_MISSING = re.compile(r"^The evidence is missing: (.*?)\.?(?: I won't answer from memory\.)?$")
+_SEARCH_EMPTY = re.compile(r"^searching your notes for .* found no matching note$")
+_READ_LACKS = re.compile(r"^the notes I read \(([^)]*)\) do not mention (.+)$")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of an answer: its text, the note (or trace fact) it traces to, and why not if not."""
+
+    text: str
+    source: str | None  # a note path, or "the trace" for claims about the run itself
+    why: str = ""  # what is wrong, when `source` is None
+
+    @property
+    def grounded(self) -> bool:
+        return self.source is not None
+
+
+def words(text: str) -> set[str]:
+    """The content words of `text`: lower case, stop words and words under 3 letters dropped."""
+    return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if len(w) >= 3 and w not in STOPWORDS}
+
+
+def _mentions(text: str, term: str) -> bool:
+    return re.search(rf"(?<![a-z0-9_]){re.escape(term.lower())}(?![a-z0-9_])", text.lower()) is not None
+
+
+def _traced(sentence: str, read: dict[str, str], path: str | None = None) -> Claim:
+    """A sentence of the notes: in the note it names (or, without a path, in the note that shares most words)."""
+    candidates = {path: read[path]} if path in read else {} if path else read
+    if path and path not in read:
+        return Claim(sentence, None, f"names {path}, which was not read")
+    own = words(sentence)
+    best, share = None, 0.0
+    for note, text in candidates.items():
+        if sentence in text:
+            return Claim(sentence, note)
+        overlap = len(own & words(text)) / len(own) if own else 0.0
+        if overlap > share:
+            best, share = note, overlap
+    if best is not None and share >= OVERLAP:
+        return Claim(sentence, best)
+    where = f"in {path}" if path else "in any note read" if read else "anywhere: no note was read"
+    return Claim(sentence, None, f"not found {where}")
+
+
+def _lacks(text: str, terms: Iterable[str], read: dict[str, str], paths: Iterable[str] | None = None) -> Claim:
+    """A claim that the notes read (or `paths` among them) do not mention any of `terms`."""
+    paths = list(read) if paths is None else list(paths)
+    unread = [p for p in paths if p not in read]
+    if unread:
+        return Claim(text, None, f"names {', '.join(unread)}, which was not read")
+    said = [(t, p) for t in terms for p in paths if _mentions(read[p], t)]
+    if said:
+        term, path = said[0]
+        return Claim(text, None, f"{path} does mention {term!r}")
+    return Claim(text, "the trace" if not paths else ", ".join(paths))
+
+
+def _missing_reasons(line: str, reasons: str, read: dict[str, str], found: list[str]) -> list[Claim]:
+    out = []
+    for reason in (r.strip() for r in reasons.split("; ") if r.strip()):
+        if _SEARCH_EMPTY.match(reason):
+            out.append(Claim(reason, "the trace") if not found else Claim(reason, None, f"the search found {found[0]}"))
+        elif match := _STUB.match(reason):
+            out.append(_stub(reason, match.group(1), read))
+        elif match := _READ_LACKS.match(reason):
+            paths = [p.strip() for p in match.group(1).split(",") if p.strip()]
+            out.append(_lacks(reason, [t.strip() for t in match.group(2).split(",")], read, paths))
+        else:
+            out.append(Claim(reason, "the trace"))  # e.g. "search_notes failed (…)": a fact of the run, shown in it
+    return out or [Claim(line, "the trace")]
+
+
+def _stub(text: str, path: str, read: dict[str, str]) -> Claim:
+    if path not in read:
+        return Claim(text, None, f"{path} was not read")
+    return Claim(text, path) if "TODO" in read[path] else Claim(text, None, f"{path} is not a stub")
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut after each `.`, `!` or `?` that ends a sentence."""
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z`\"'(])", text) if s.strip()]
+
+
+def claims(answer: str | None, read: dict[str, str], *, found: Iterable[str] = (),
+           saved: Iterable[str] = ()) -> list[Claim]:  # fmt: skip
+    """Every claim of `answer`, each checked against the notes read (path → text), the paths the
+    searches found and the ids of the records saved in the same task."""
+    found, saved = list(found), set(saved)
+    out: list[Claim] = []
+    for line in (line.strip() for line in (answer or "").splitlines()):
+        if not line or _FRAME.match(line):
+            continue
+        if match := _BULLET.match(line):
+            out.append(_traced(match.group(1), read, match.group(2)))
+        elif match := _NOT_MENTIONED.match(line):
+            out.append(_lacks(line, [t.strip() for t in match.group(1).split(",")], read))
+        elif match := _STUB.match(line):
+            out.append(_stub(line, match.group(1), read))
+        elif match := _SAVED.match(line):
+            ok = match.group(1) in saved
+            out.append(Claim(line, "the trace") if ok else Claim(line, None, f"no record {match.group(1)} was saved"))
+        elif _NOT_SAVED.match(line):
+            out.append(Claim(line, "the trace") if not saved else Claim(line, None, "a record was saved"))
+        elif match := _MISSING.match(line):
+            out += _missing_reasons(line, match.group(1), read, found)
+        else:
+            out += [_traced(sentence, read) for sentence in sentences(line)]
+    return out
+
+
+def ungrounded(answer: str | None, read: dict[str, str], **trace: Iterable[str]) -> list[Claim]:
+    """The claims of `answer` that nothing in the task's trace supports."""
+    return [claim for claim in claims(answer, read, **trace) if not claim.grounded]
+
+
+def missing_points(answer: str | None, points: Iterable[Iterable[str]]) -> list[str]:
+    """The points a complete answer must make that `answer` does not: each point is a few words
+    that must all appear (case does not matter), e.g. ("must wait",) or ("timeout", "retry")."""
+    text = (answer or "").lower()
+    return [" + ".join(point) for point in points if not all(term.lower() in text for term in point)]

@@ -1,0 +1,48 @@
+"""Baseline against a change: the same questions, one thing different, and the metrics must move."""
+
+from functools import partial
+
+import pytest
+
+import httpx
+import openai
+
+from course_lib.backend import OFFLINE_BASE_URL
+from course_lib.comparison import Guesses, WithoutTool, compare, comparison_table
+from course_lib.evaluation import load_questions
+from course_lib.offline_model import offline_transport
+
+
+@pytest.fixture(scope="module")
+def results():
+    questions = [q for q in load_questions() if q.id in {"q01", "q13", "q15", "q17", "q23"}]
+    with openai.OpenAI(api_key="offline", base_url=OFFLINE_BASE_URL, max_retries=0,
+                       http_client=httpx.Client(transport=offline_transport())) as client:  # offline, whatever the env says
+        yield compare({"baseline": None, "no search step": partial(WithoutTool, tool="search_notes"),
+                       "guesses": Guesses}, questions, client=client)  # fmt: skip
+
+
+def rates(results, name):
+    return {m.name: m.rate for m in results[name][1]}
+
+
+def test_without_the_search_tool_the_model_never_sees_it_and_selection_drops(results):
+    traces, _ = results["no search step"]
+    assert all("search_notes" not in t.tools for t in traces)
+    assert rates(results, "no search step")["tool selection accuracy"] < rates(results, "baseline")["tool selection accuracy"]
+
+
+def test_a_guessing_model_loses_grounding_and_completion_but_not_tool_selection(results):
+    base, guess = rates(results, "baseline"), rates(results, "guesses")
+    assert guess["tool selection accuracy"] == base["tool selection accuracy"]  # it still searched
+    assert guess["claim grounding"] < base["claim grounding"] == 1.0
+    assert guess["task completion"] < base["task completion"]
+    q15 = next(t for t in results["guesses"][0] if t.question.id == "q15")
+    assert "Sources: /notes/strict-mode.md" in q15.answer and q15.read == {}
+
+
+def test_the_table_shows_each_version_and_how_far_it_moved(results):
+    table = comparison_table(results).splitlines()
+    assert table[0].split() == ["metric", "baseline", "no", "search", "step", "guesses"]
+    grounding = next(line for line in table if line.startswith("claim grounding"))
+    assert "100%" in grounding and "(-" in grounding

@@ -1,0 +1,39 @@
+"""The follow-up question: built from a note the task read, graded against that note."""
+
+import pytest
+
+from course_lib.follow_up import follow_up, grade
+
+NOTE = ("# Agent loop vs tool calling\nTool calling is how a model asks for one call.\n\n"
+        "An agent keeps state about a goal, reads each observation and chooses the next step itself.\n"
+        "Updated: 2026-09-30\n")  # fmt: skip
+READ = {"/notes/agent.md": NOTE, "/notes/stub.md": "# Stub\nTODO: write it.\n"}
+ANSWER = "- Tool calling is how a model asks for one call. [/notes/agent.md]\n\nSources: /notes/agent.md"
+CORPUS = [NOTE, "# Other\nThe goal of an agent retry is a result the caller chooses to keep.\n"]
+
+
+@pytest.fixture
+def question():
+    return follow_up(READ, ANSWER, corpus=CORPUS)
+
+
+def test_the_question_is_about_a_sentence_the_answer_did_not_use(question):
+    assert question.path == "/notes/agent.md" and question.title == "Agent loop vs tool calling"
+    assert question.sentence.startswith("An agent keeps state")
+    assert question.key_terms == ("state", "observation")  # the rarest in the corpus: "agent", "goal" and "chooses" are in the other note too
+    assert "An agent keeps ____ about a goal, reads each ____ and chooses" in question.text
+
+
+def test_grading_names_what_is_missing_and_proposes_a_gap(question):
+    good = grade("It keeps state on its goal and reads every observation.", question)
+    assert (good.verdict, good.missing, good.gap) == ("correct", (), None)
+    part = grade("It keeps state.", question)
+    assert part.verdict == "partly" and part.missing == ("observation",)
+    assert part.gap["topic"] == "Agent loop vs tool calling" and "/notes/agent.md" in part.gap["evidence"]
+    assert grade("", question).verdict == grade(None, question).verdict == "not yet"
+    assert "your note says: 'An agent keeps state" in str(part)
+
+
+def test_no_question_from_stubs_or_fully_quoted_notes():
+    assert follow_up({"/notes/stub.md": READ["/notes/stub.md"]}, "") is None
+    assert follow_up(READ, ANSWER + "\n" + NOTE) is None
