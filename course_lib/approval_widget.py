@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as widgets
 
-from course_lib.approval import ActionState, PendingAction
+from course_lib.approval import ActionState, PendingAction, Provenance
 from course_lib.execution import Execution, Executor, Session, Step
 from course_lib.results import failure
 from course_lib.show import TextFallback
@@ -76,13 +77,18 @@ def _diff_text(preview: Any) -> str | None:
 class ApprovalPanel(TextFallback):
     """Approve or reject one exact pending action of `executor` (see the module docstring)."""
 
-    def __init__(self, executor: Executor, pending: Execution | PendingAction, *, preview: Any = None) -> None:
-        """Raises:
-        ValueError: see `pending_action`.
+    def __init__(self, executor: Executor, pending: Execution | PendingAction, *, preview: Any = None,
+                 after: Sequence[Provenance] = ()) -> None:  # fmt: skip
+        """`after`: the untrusted tool outputs the model had read before proposing this action
+        (e.g. `GuardedResult.untrusted`), shown so a person sees where the proposal came from.
+
+        Raises:
+            ValueError: see `pending_action`.
         """
         self.executor = executor
         self.action = pending_action(executor, pending)
         self.diff = _diff_text(preview)
+        self.after = tuple(after)
         self.decision: str | None = None  # "approved" or "rejected": the first decision made here
         self.ignored: list[str] = []  # later clicks, which changed nothing
 
@@ -96,6 +102,8 @@ class ApprovalPanel(TextFallback):
                          f"<code>{html.escape(self.action.user_id)}</code> · action <code>{self.action.action_id}</code>"),
             widgets.HTML("<b>Exact arguments</b>" + _pre(self.arguments_json())),
         ]  # fmt: skip
+        if self.after:
+            parts.append(widgets.HTML(f"<b>⚠ Proposed after reading untrusted output:</b> {html.escape(self._after_text())}"))
         if self.diff is not None:
             parts.append(widgets.HTML("<b>Effect (diff from the preview)</b>" + _pre(self.diff)))
         parts += [widgets.HBox([self.approve_button, self.reject_button]), self._status_line]
@@ -183,6 +191,9 @@ class ApprovalPanel(TextFallback):
         self._status_line.value = self._status_html()
         return ok
 
+    def _after_text(self) -> str:
+        return ", ".join(map(str, self.after))
+
     def _status_html(self) -> str:
         return f"<b>Status:</b> {html.escape(self.status)}"
 
@@ -195,6 +206,8 @@ class ApprovalPanel(TextFallback):
             "exact arguments:",
             *("  " + line for line in self.arguments_json().splitlines()),
         ]
+        if self.after:
+            lines.append(f"⚠ proposed after reading untrusted output: {self._after_text()}")
         if self.diff is not None:
             lines += ["effect (diff from the preview):", *("  " + line for line in self.diff.rstrip("\n").splitlines())]
         decided = self.decision is not None or self.state != "pending"

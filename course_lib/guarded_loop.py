@@ -14,11 +14,11 @@ Terminal statuses (`LoopResult.status`, `reason`):
 The turn's calls run through `parallel.execute_batch` (reads together, the model's order kept
 around each write).
 
-Narrowing after untrusted content: name the tools whose output is untrusted text (files, emails,
-web pages) in `untrusted=`. Once one of them has returned, every later request offers only the
-tools without side effects, and the executor's allowlist refuses any other for those turns: text
-the model just read cannot get a write proposed. `result.untrusted` records each such output
-(`approval.Provenance`: call_id and tool), to show beside anything proposed after it.
+Provenance and narrowing after untrusted content: name the tools whose output is untrusted text
+(files, emails, web pages) in `untrusted=`. `result.untrusted` records each such output the model
+has read (`approval.Provenance`: call_id and tool), to show beside anything proposed after it.
+Once one is in, every later request offers only the tools without side effects, and the
+executor's allowlist refuses any other for those turns (`narrow=False` keeps only the record).
 """
 
 from __future__ import annotations
@@ -45,12 +45,13 @@ class GuardedResult(LoopResult):
     executions: list[Execution] = field(default_factory=list)
     pending: list[Execution] = field(default_factory=list)
     untrusted: list[Provenance] = field(default_factory=list)  # untrusted outputs the model has read
-    narrow_after: frozenset[str] = frozenset()  # tools whose output narrows later turns to reads
+    narrow_after: frozenset[str] = frozenset()  # tools whose output is untrusted content
+    narrow: bool = True  # after untrusted output, offer only the reads
 
     def offered(self, executor: Executor) -> list[str] | None:
         """The tools the next request may offer: all (None), or only the reads once untrusted
-        output is in the context."""
-        if not self.untrusted:
+        output is in the context (and `narrow` is on)."""
+        if not (self.narrow and self.untrusted):
             return None
         return [name for name, tool in executor.tools.items() if not tool.side_effect]
 
@@ -70,6 +71,7 @@ def run_guarded_loop(
     reset_tool_choice: bool = True,
     request: dict[str, Any] | None = None,
     untrusted: frozenset[str] | set[str] = frozenset(),
+    narrow: bool = True,
 ) -> GuardedResult:
     """Run the model ⇄ tools loop with every call checked by `executor` for `session`.
 
@@ -85,7 +87,7 @@ def run_guarded_loop(
     """
     context = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
     result = GuardedResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context,
-                           narrow_after=frozenset(untrusted))  # fmt: skip
+                           narrow_after=frozenset(untrusted), narrow=narrow)  # fmt: skip
     options = dict(model=model, max_tool_failures=max_tool_failures, parallel_tool_calls=parallel_tool_calls,
                    tool_choice=tool_choice, reset_tool_choice=reset_tool_choice, steps_left=max_steps,
                    request=request)  # fmt: skip

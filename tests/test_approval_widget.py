@@ -170,3 +170,15 @@ def test_the_cells_after_the_panel_work_whatever_was_clicked_09(monkeypatch, cli
         assert panel.status.startswith("✓ approved and done" if first == "approve" else "✗ rejected")
         if first == "reject":
             assert json.loads(result.executions[-1].output)["error"]["code"] == "FORBIDDEN"
+
+
+def test_the_panel_shows_the_untrusted_output_a_proposal_came_after(setup):
+    from course_lib.approval import Provenance
+
+    _, executor = setup
+    plain = ApprovalPanel(executor, waiting(executor))
+    assert "untrusted" not in plain.text()
+    executor.approvals.reject(plain.action.action_id)
+    panel = ApprovalPanel(executor, waiting(executor), after=[Provenance("call_9", "fs__read_text_file")])
+    assert "⚠ proposed after reading untrusted output: fs__read_text_file (call_9)" in panel.text().splitlines()
+    assert any("fs__read_text_file (call_9)" in getattr(part, "value", "") for part in panel.widget.children)

@@ -248,3 +248,14 @@ def test_a_write_the_turn_does_not_offer_is_refused_at_the_allowlist(notes_setup
     assert refused.steps[-1].name == "allowlist" and refused.error_code == "INVALID_INPUT"
     assert "available: fs__read_text_file, preview_note_update" in refused.result["error"]["message"]
     assert executor.approvals.pending == {} and store.writes == 0
+
+
+def test_narrow_false_keeps_the_provenance_and_the_write_waits_for_approval(notes_setup):
+    host, executor, store, capture, client = notes_setup
+    result = run_guarded_loop(client, host, executor, ALICE, INBOX_TASK, request=GULLIBLE,
+                              untrusted={"fs__read_text_file"}, narrow=False)  # fmt: skip
+    assert "apply_note_update" in [t["name"] for t in capture.exchanges[-1].request["tools"]]
+    [read] = result.executions
+    assert result.reason == "approval_required" and [str(p) for p in result.untrusted] == [f"fs__read_text_file ({read.call_id})"]
+    after = resume(client, host, executor, ALICE, result, request=GULLIBLE)  # rejected: nothing approved
+    assert after.status == "completed" and after.narrow is False and store.writes == 0
