@@ -204,9 +204,13 @@ class ToolHints:
     def from_annotations(cls, annotations: ToolAnnotations | None) -> ToolHints:
         """The hints a server declared, defaults for the ones it left out."""
         a = annotations or ToolAnnotations()
-        pick = lambda value, default: default if value is None else value  # noqa: E731
-        return cls(pick(a.read_only_hint, False), pick(a.destructive_hint, True),
-                   pick(a.idempotent_hint, False), pick(a.open_world_hint, True))  # fmt: skip
+        return cls(_or(a.read_only_hint, False), _or(a.destructive_hint, True),
+                   _or(a.idempotent_hint, False), _or(a.open_world_hint, True))  # fmt: skip
+
+
+def _or(hint: bool | None, default: bool) -> bool:
+    """A hint as declared, or its default when the server left it out."""
+    return default if hint is None else hint
 
 
 @dataclass(frozen=True)
@@ -237,7 +241,7 @@ def approval_policy(
     side_effect: bool = False,
     after: Sequence[Provenance] = (),
 ) -> Policy:
-    """Does this call need a person's approval? Hints may add caution, never remove it.
+    """Does this call need a person's approval? Hints never loosen the app's own contract.
 
     - `side_effect`: the app's own contract for the tool. True always needs approval, whatever the
       server's annotations say.
