@@ -8,6 +8,16 @@ action takes effect, and expires.
 
 An idempotency key makes a retried write safe: the same key with the same arguments returns the
 stored result instead of writing twice; the same key with different arguments is a CONFLICT.
+Which key? The action id is a *content* key: two real saves with identical content share it, so
+the second is silently merged into the first. A key the client issues once per operation
+(`OperationKeys`), reused only by that operation's retries, keeps them apart. Either way the
+server remembers a key only for its retention window (`IdempotencyStore.retention`).
+
+Who decides that a call needs approval at all: the app's own contract, plus MCP tool annotations
+(`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`). Annotations are *hints*
+from the server, not guarantees: `approval_policy` believes them only from a server the app
+trusts, fills each missing one with the cautious default, lets them add caution but never remove
+the app's own, and names the untrusted tool output (`Provenance`) a proposed call came after.
 """
 
 from __future__ import annotations
@@ -15,11 +25,12 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import anyio
+from mcp.types import ToolAnnotations
 
 
 def canonical_arguments(arguments: dict[str, Any]) -> str:
@@ -31,6 +42,10 @@ def action_id(tool: str, arguments: dict[str, Any], user_id: str) -> str:
     """The id of one exact action: tool + canonical arguments + user."""
     digest = hashlib.sha256(f"{tool}\n{canonical_arguments(arguments)}\n{user_id}".encode()).hexdigest()
     return f"act_{digest[:16]}"
+
+
+ActionState = Literal["pending", "approved", "expired", "spent", "rejected", "unknown"]
+"""Where one action stands (`Approvals.state`)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +67,7 @@ class Approvals:
     id_for: Callable[[str, dict[str, Any], str], str] = action_id  # replaceable, e.g. to test another rule
     pending: dict[str, PendingAction] = field(default_factory=dict)
     _granted: dict[str, float] = field(default_factory=dict)  # action id → expiry time
+    _decided: dict[str, str] = field(default_factory=dict)  # action id → "approved" / "rejected" / "spent"
 
     def request(self, tool: str, arguments: dict[str, Any], user_id: str) -> PendingAction:
         """Record that this exact action waits for a decision; returns what to show the human."""
@@ -67,6 +83,7 @@ class Approvals:
         """
         action = self.pending.pop(action_id)
         self._granted[action_id] = self.clock() + self.ttl
+        self._decided[action_id] = "approved"
         return action
 
     def reject(self, action_id: str) -> PendingAction:
@@ -75,7 +92,24 @@ class Approvals:
         Raises:
             KeyError: no such pending action.
         """
-        return self.pending.pop(action_id)
+        action = self.pending.pop(action_id)
+        self._granted.pop(action_id, None)
+        self._decided[action_id] = "rejected"
+        return action
+
+    def state(self, action_id: str) -> ActionState:
+        """Where this action stands now, read from the records (not from any screen):
+
+        pending   waiting for a decision      approved  may run once, not expired yet
+        expired   approved, but too late now  spent     approved and took effect
+        rejected  a person said no            unknown   never asked for
+        """
+        if action_id in self.pending:
+            return "pending"
+        decided = self._decided.get(action_id, "unknown")
+        if decided == "approved" and self.clock() > self._granted.get(action_id, float("-inf")):
+            return "expired"
+        return decided  # type: ignore[return-value]
 
     def granted(self, tool: str, arguments: dict[str, Any], user_id: str) -> bool:
         """True if this exact action is approved and the approval has not expired."""
@@ -85,7 +119,10 @@ class Approvals:
     def spend(self, tool: str, arguments: dict[str, Any], user_id: str) -> None:
         """The action took effect: its approval is used up. (A retry of the same action after a
         timeout still finds it granted until it succeeds — the idempotency key keeps that safe.)"""
-        self._granted.pop(self.id_for(tool, arguments, user_id), None)
+        the_id = self.id_for(tool, arguments, user_id)
+        if self._granted.pop(the_id, None) is not None:
+            self._decided[the_id] = "spent"
+
 
 
 class IdempotencyConflict(Exception):
@@ -94,27 +131,142 @@ class IdempotencyConflict(Exception):
 
 @dataclass
 class IdempotencyStore:
-    """Results of writes by idempotency key, so a retried write takes effect once."""
+    """Results of writes by idempotency key, so a retried write takes effect once.
 
-    _results: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    A key is remembered for `retention` seconds after its write (None: for ever). A retry that
+    arrives later is not recognised and writes again, so the window must outlast the client's
+    longest retry. Real servers forget keys (Stripe may prune a key once it is 24 hours old, and
+    then treats a reuse as a new request), or their table would only grow.
+    """
+
+    retention: float | None = None
+    clock: Callable[[], float] = time.monotonic
+    _results: dict[str, tuple[str, Any, float]] = field(default_factory=dict)  # key → (fingerprint, result, stored at)
     _locks: dict[str, anyio.Lock] = field(default_factory=dict)  # one write per key at a time
 
     async def run(self, key: str, arguments: dict[str, Any], write: Callable[[], Awaitable[Any]]) -> tuple[Any, bool]:
         """Run `write` once per key; returns (result, replayed). A replay returns the stored result.
 
         Raises:
-            IdempotencyConflict: the key was used with different arguments.
+            IdempotencyConflict: the key was used with different arguments (within the retention window).
         """
         fingerprint = canonical_arguments(arguments)
         # A concurrent duplicate waits for the first and then replays its result.
         async with self._locks.setdefault(key, anyio.Lock()):
             if key in self._results:
-                stored_fingerprint, result = self._results[key]
-                if stored_fingerprint != fingerprint:
-                    raise IdempotencyConflict(f"idempotency key {key!r} was already used with different arguments")
-                return result, True
+                stored_fingerprint, result, stored_at = self._results[key]
+                if self.retention is not None and self.clock() - stored_at > self.retention:
+                    del self._results[key]  # forgotten: this call is treated as new
+                else:
+                    if stored_fingerprint != fingerprint:
+                        raise IdempotencyConflict(f"idempotency key {key!r} was already used with different arguments")
+                    return result, True
             # In a real store the key and the effect commit in one transaction; here they are
             # kept together in memory, so a cancelled write leaves neither behind.
             result = await write()
-            self._results[key] = (fingerprint, result)
+            self._results[key] = (fingerprint, result, self.clock())
             return result, False
+
+
+@dataclass
+class OperationKeys:
+    """Idempotency keys issued by the client, one per *operation* (not per content).
+
+    `for_operation(name)` gives an operation its key the first time and the same key on every
+    retry of it; a second operation gets a new key even if its content is identical. A real client
+    uses `uuid.uuid4()`; here a counter keeps notebook output stable.
+    """
+
+    prefix: str = "op"
+    _issued: dict[str, str] = field(default_factory=dict)
+
+    def for_operation(self, operation: str) -> str:
+        """The key of `operation` (issued on first use, then reused by its retries)."""
+        if operation not in self._issued:
+            self._issued[operation] = f"{self.prefix}-{len(self._issued) + 1:04d}"
+        return self._issued[operation]
+
+
+# ---- who needs approval: the app's contract, annotations as hints, provenance -------------------
+
+
+@dataclass(frozen=True)
+class ToolHints:
+    """MCP tool annotations with every missing hint at its default — the cautious one (spec and
+    `mcp.types.ToolAnnotations`: not read-only, destructive, not idempotent, open world)."""
+
+    read_only: bool = False
+    destructive: bool = True
+    idempotent: bool = False
+    open_world: bool = True
+
+    @classmethod
+    def from_annotations(cls, annotations: ToolAnnotations | None) -> ToolHints:
+        """The hints a server declared, defaults for the ones it left out."""
+        a = annotations or ToolAnnotations()
+        return cls(_or(a.read_only_hint, False), _or(a.destructive_hint, True),
+                   _or(a.idempotent_hint, False), _or(a.open_world_hint, True))  # fmt: skip
+
+
+def _or(hint: bool | None, default: bool) -> bool:
+    """A hint as declared, or its default when the server left it out."""
+    return default if hint is None else hint
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """A tool output the model had read before it proposed a call: untrusted text (a file, an
+    email, a web page) that may have written the proposal."""
+
+    call_id: str
+    tool: str
+
+    def __str__(self) -> str:
+        return f"{self.tool} ({self.call_id})"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What `approval_policy` decided for one proposed call, and why."""
+
+    needs_approval: bool
+    reasons: tuple[str, ...]
+    after: tuple[Provenance, ...] = ()  # the untrusted outputs to show the person beside the call
+
+
+def approval_policy(
+    annotations: ToolAnnotations | None,
+    *,
+    trusted_server: bool,
+    side_effect: bool = False,
+    after: Sequence[Provenance] = (),
+) -> Policy:
+    """Does this call need a person's approval? Hints never loosen the app's own contract.
+
+    - `side_effect`: the app's own contract for the tool. True always needs approval, whatever the
+      server's annotations say.
+    - `annotations` are believed only if `trusted_server`; otherwise (and for every missing hint)
+      the cautious defaults apply, so a server cannot talk its way out of approval with
+      `readOnlyHint: true`.
+    - not read-only → approval. A read-only tool that is open world right `after` untrusted output
+      → approval too: a read of the outside world can carry data out (in its URL or query).
+    - `after` (the untrusted outputs the model had read) is kept, to be shown beside the call.
+    """
+    hints = ToolHints.from_annotations(annotations if trusted_server else None)
+    reasons = []
+    if annotations is None:
+        reasons.append("no annotations: the cautious defaults apply")
+    elif not trusted_server:
+        reasons.append("annotations ignored: the server is not trusted, so the cautious defaults apply")
+    if side_effect:
+        reasons.append("the app's own contract: it changes data")
+    if not hints.read_only:
+        reasons.append("not read-only" + (" and destructive" if hints.destructive else " (additive only)"))
+    elif hints.open_world and after:
+        reasons.append("read-only but open world, right after untrusted output: a read can carry data out")
+    needs = side_effect or not hints.read_only or (hints.open_world and bool(after))
+    if after:
+        reasons.append(f"proposed after untrusted output of {', '.join(map(str, after))}")
+    if not needs:
+        reasons.append("read-only" + (" and closed world" if not hints.open_world else "") + ", as a trusted server says")
+    return Policy(needs, tuple(reasons), tuple(after))

@@ -14,6 +14,17 @@ expires); Reject calls `executor.approvals.reject(action_id)`.
 The same decision can be made from code — `panel.approve()`, `panel.reject()`, or
 `panel.approve_button.click()` — which is how tests and stored notebook runs drive it.
 
+The first decision counts; a later click (the other button, the same one twice, or a cell that
+clicks from code after a person clicked live) changes nothing and says so. A cell after the
+panel should not assume what was clicked:
+
+    panel.click_if_undecided("approve")   # the stored run's click; live, the person's click stands
+    print(panel.status)                   # the real state, read from executor.approvals
+    applied = await panel.execute(session)  # runs only if approved; else a FORBIDDEN result, not a new request
+
+`panel.state` is the action's real state (`Approvals.state`: pending, approved, expired, spent,
+rejected), so it stays true after the action ran or the approval expired.
+
 Where widgets cannot render (a notebook viewed on GitHub, a terminal, a test), the panel still
 shows readable text: its plain-text form (`panel.text()`, also used by `repr` and by the
 `text/plain` part of what Jupyter stores) lists the same action, arguments, diff and status.
@@ -23,12 +34,14 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as widgets
 
-from course_lib.approval import PendingAction
-from course_lib.execution import Execution, Executor
+from course_lib.approval import ActionState, PendingAction, Provenance
+from course_lib.execution import Execution, Executor, Session, Step
+from course_lib.results import failure
 from course_lib.show import TextFallback
 
 WAITING = "waiting for a decision"
@@ -64,15 +77,20 @@ def _diff_text(preview: Any) -> str | None:
 class ApprovalPanel(TextFallback):
     """Approve or reject one exact pending action of `executor` (see the module docstring)."""
 
-    def __init__(self, executor: Executor, pending: Execution | PendingAction, *, preview: Any = None) -> None:
-        """Raises:
-        ValueError: see `pending_action`.
+    def __init__(self, executor: Executor, pending: Execution | PendingAction, *, preview: Any = None,
+                 after: Sequence[Provenance] = ()) -> None:  # fmt: skip
+        """`after`: the untrusted tool outputs the model had read before proposing this action
+        (e.g. `GuardedResult.untrusted`), shown so a person sees where the proposal came from.
+
+        Raises:
+            ValueError: see `pending_action`.
         """
         self.executor = executor
         self.action = pending_action(executor, pending)
         self.diff = _diff_text(preview)
-        self.decision: str | None = None  # "approved" or "rejected" once decided
-        self.status = WAITING
+        self.after = tuple(after)
+        self.decision: str | None = None  # "approved" or "rejected": the first decision made here
+        self.ignored: list[str] = []  # later clicks, which changed nothing
 
         self.approve_button = widgets.Button(description="Approve", button_style="success", icon="check")
         self.reject_button = widgets.Button(description="Reject", button_style="danger", icon="times")
@@ -84,6 +102,8 @@ class ApprovalPanel(TextFallback):
                          f"<code>{html.escape(self.action.user_id)}</code> · action <code>{self.action.action_id}</code>"),
             widgets.HTML("<b>Exact arguments</b>" + _pre(self.arguments_json())),
         ]  # fmt: skip
+        if self.after:
+            parts.append(widgets.HTML(f"<b>⚠ Proposed after reading untrusted output:</b> {html.escape(self._after_text())}"))
         if self.diff is not None:
             parts.append(widgets.HTML("<b>Effect (diff from the preview)</b>" + _pre(self.diff)))
         parts += [widgets.HBox([self.approve_button, self.reject_button]), self._status_line]
@@ -93,45 +113,115 @@ class ApprovalPanel(TextFallback):
         """The exact arguments, as pretty JSON."""
         return json.dumps(self.action.arguments, indent=2, ensure_ascii=False)
 
+    @property
+    def state(self) -> ActionState:
+        """The action's real state now, from `executor.approvals` (not from the buttons)."""
+        return self.executor.approvals.state(self.action.action_id)
+
+    @property
+    def status(self) -> str:
+        """One line saying where the action stands, and what a later click did (nothing)."""
+        the_id, state = self.action.action_id, self.state
+        if self.decision == "rejected" or (self.decision is None and state == "rejected"):
+            line = f"✗ rejected: {the_id} will not run"
+            if state == "pending":  # the same action was sent again after the rejection
+                line += " (the same action was asked for again: it waits for a new decision, in a new panel)"
+        else:
+            line = {
+                "pending": WAITING,
+                "approved": f"✓ approved: {the_id} may run once, before the approval expires",
+                "expired": f"✗ approved, but the approval expired before {the_id} ran: ask again",
+                "spent": f"✓ approved and done: {the_id} ran once; its approval is used up",
+                "unknown": f"? {the_id} was never asked for",
+            }.get(state, state)
+        if self.decision is None and state != "pending":
+            line += " (decided elsewhere, not in this panel)"
+        if self.ignored:
+            line += f" · later click ignored: {', '.join(self.ignored)} (the first decision counts)"
+        return line
+
     def approve(self) -> bool:
-        """Approve this action (what the Approve button does). Returns True if it was pending."""
+        """Approve this action (what the Approve button does). Returns True if this click decided it."""
         return self._decide("approved", self.executor.approvals.approve)
 
     def reject(self) -> bool:
-        """Reject this action (what the Reject button does). Returns True if it was pending."""
+        """Reject this action (what the Reject button does). Returns True if this click decided it."""
         return self._decide("rejected", self.executor.approvals.reject)
+
+    def click_if_undecided(self, button: str) -> str:
+        """Click `button` ("approve" or "reject") from code unless the action is already decided —
+        by a person clicking live, or elsewhere. Returns the state afterwards (see `state`).
+
+        Raises:
+            ValueError: `button` is neither "approve" nor "reject".
+        """
+        if button not in ("approve", "reject"):
+            raise ValueError(f"button must be 'approve' or 'reject', not {button!r}")
+        if self.decision is None and self.state == "pending":
+            (self.approve_button if button == "approve" else self.reject_button).click()
+        return self.state
+
+    async def execute(self, session: Session, call_id: str = "call_approved") -> Execution:
+        """Run the action through the executor if it is approved now; otherwise do not send it
+        again (that would only ask for a new approval) and return a refusal the model can read.
+
+        Raises:
+            ValueError: `session` is not the user the action was approved for.
+        """
+        if session.user_id != self.action.user_id:
+            raise ValueError(f"this action was shown to {self.action.user_id}, not {session.user_id}")
+        text = json.dumps(self.action.arguments, ensure_ascii=False)
+        if self.state == "approved":
+            return await self.executor.execute(call_id, self.action.tool, text, session)
+        execution = Execution(call_id, self.action.tool, text, trace_id="(not executed)", arguments=dict(self.action.arguments))
+        execution.result = failure("FORBIDDEN", _REFUSALS.get(self.state, f"{self.action.action_id} is {self.state}: not run"))
+        execution.steps.append(Step("decision", "FORBIDDEN"))
+        return execution
 
     def _decide(self, decision: str, act: Any) -> bool:
         try:
             act(self.action.action_id)
-        except KeyError:
-            self.status = f"✗ not pending any more: {self.action.action_id} was already decided"
+        except KeyError:  # decided already, here or elsewhere: the first decision stands
+            self.ignored.append(_CLICK[decision])
             ok = False
         else:
             self.decision = decision
-            self.status = (f"✓ approved: {self.action.action_id} may run once, before the approval expires"
-                           if decision == "approved" else f"✗ rejected: {self.action.action_id} will not run")  # fmt: skip
             ok = True
         self.approve_button.disabled = self.reject_button.disabled = True
         self._status_line.value = self._status_html()
         return ok
+
+    def _after_text(self) -> str:
+        return ", ".join(map(str, self.after))
 
     def _status_html(self) -> str:
         return f"<b>Status:</b> {html.escape(self.status)}"
 
     def text(self) -> str:
         """The panel as plain text: what a person is asked to approve, and the status."""
+        self._status_line.value = self._status_html()  # the state may have moved on (spent, expired)
         lines = [
             f"Approval needed: {self.action.tool} for user {self.action.user_id}",
             f"action id: {self.action.action_id}",
             "exact arguments:",
             *("  " + line for line in self.arguments_json().splitlines()),
         ]
+        if self.after:
+            lines.append(f"⚠ proposed after reading untrusted output: {self._after_text()}")
         if self.diff is not None:
             lines += ["effect (diff from the preview):", *("  " + line for line in self.diff.rstrip("\n").splitlines())]
-        lines += ["[ Approve ]  [ Reject ]" + ("" if self.decision is None else "  (decided)"), f"status: {self.status}"]
+        decided = self.decision is not None or self.state != "pending"
+        lines += ["[ Approve ]  [ Reject ]" + ("  (decided)" if decided else ""), f"status: {self.status}"]
         return "\n".join(lines)
 
+
+_CLICK = {"approved": "Approve", "rejected": "Reject"}
+_REFUSALS = {
+    "rejected": "the user rejected this action; do not retry it",
+    "pending": "nobody has approved this action yet; it was not run",
+    "expired": "the approval expired before the action ran; it was not run",
+    "spent": "this approval was already used: the action ran once; it was not run again",
+}
 
 
 def _pre(text: str) -> str:

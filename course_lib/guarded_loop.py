@@ -14,7 +14,14 @@ Terminal statuses (`LoopResult.status`, `reason`):
                                     exact actions; `resume()` continues after the decision
     incomplete  no_answer           the model stopped without calls and without text
 
-The turn's calls run through `parallel.execute_batch` (reads together, writes in order).
+The turn's calls run through `parallel.execute_batch` (reads together, the model's order kept
+around each write).
+
+Provenance and narrowing after untrusted content: name the tools whose output is untrusted text
+(files, emails, web pages) in `untrusted=`. `result.untrusted` records each such output the model
+has read (`approval.Provenance`: call_id and tool), to show beside anything proposed after it.
+Once one is in, every later request offers only the tools without side effects, and the
+executor's allowlist refuses any other for those turns (`narrow=False` keeps only the record).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from typing import Any
 
 from openai import OpenAI
 
+from course_lib.approval import Provenance
 from course_lib.backend import model_name
 from course_lib.execution import Execution, Executor, Session, Step
 from course_lib.host import McpHost
@@ -40,6 +48,16 @@ class GuardedResult(LoopResult):
 
     executions: list[Execution] = field(default_factory=list)
     pending: list[Execution] = field(default_factory=list)
+    untrusted: list[Provenance] = field(default_factory=list)  # untrusted outputs the model has read
+    narrow_after: frozenset[str] = frozenset()  # tools whose output is untrusted content
+    narrow: bool = True  # after untrusted output, offer only the reads
+
+    def offered(self, executor: Executor) -> list[str] | None:
+        """The tools the next request may offer: all (None), or only the reads once untrusted
+        output is in the context (and `narrow` is on)."""
+        if not (self.narrow and self.untrusted):
+            return None
+        return [name for name, tool in executor.tools.items() if not tool.side_effect]
 
 
 def run_guarded_loop(
@@ -56,6 +74,8 @@ def run_guarded_loop(
     tool_choice: Any = "auto",
     reset_tool_choice: bool = True,
     request: dict[str, Any] | None = None,
+    untrusted: frozenset[str] | set[str] = frozenset(),
+    narrow: bool = True,
 ) -> GuardedResult:
     """Run the model ⇄ tools loop with every call checked by `executor` for `session`.
 
@@ -70,7 +90,8 @@ def run_guarded_loop(
     every tool outcome is fed back or ends the loop with a status.
     """
     context = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
-    result = GuardedResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context)
+    result = GuardedResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context,
+                           narrow_after=frozenset(untrusted), narrow=narrow)  # fmt: skip
     options = dict(model=model, max_tool_failures=max_tool_failures, parallel_tool_calls=parallel_tool_calls,
                    tool_choice=tool_choice, reset_tool_choice=reset_tool_choice, steps_left=max_steps,
                    request=request)  # fmt: skip
@@ -126,8 +147,9 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
         raise ValueError(f"request may not set the loop's own fields: {', '.join(clash)}")
     failures = Counter(repeated_call_key(e) for e in result.executions if not e.ok and e.error_code != "APPROVAL_REQUIRED")
     for _ in range(steps_left):
+        offered = result.offered(executor)  # narrowed to the reads once untrusted output came in
         response = client.responses.create(
-            model=model or model_name(), input=result.context, tools=executor.declarations(),
+            model=model or model_name(), input=result.context, tools=executor.declarations(only=offered),
             tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls, **(request or {}),
         )  # fmt: skip
         result.steps += 1
@@ -141,7 +163,7 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
             result.answer = response.output_text or None
             result.status, result.reason = ("completed", None) if result.answer else ("incomplete", "no_answer")
             return result
-        executions = host.run(execute_batch, executor, calls, session, parallel=parallel_tool_calls)
+        executions = host.run(execute_batch, executor, calls, session, parallel=parallel_tool_calls, allowed=offered)
         answered: set[str] = set()
         for execution in executions:
             if execution.call_id in answered:
@@ -165,6 +187,8 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
 
 def _record(result: GuardedResult, execution: Execution) -> None:
     result.executions.append(execution)
+    if execution.ok and execution.tool in result.narrow_after:
+        result.untrusted.append(Provenance(execution.call_id, execution.tool))
     result.context.append(execution.feedback_item())
     notes = execution.notes
     result.trace.append(TraceLink(

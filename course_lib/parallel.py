@@ -40,9 +40,13 @@ class Call:
 
 
 async def execute_batch(
-    executor: Executor, calls: list[Call], session: Session, *, parallel: bool = True, limit: int = 4
+    executor: Executor, calls: list[Call], session: Session, *, parallel: bool = True, limit: int = 4,
+    allowed: list[str] | None = None,
 ) -> list[Execution]:
-    """Execute one turn's calls; returns one Execution per call, in the order given."""
+    """Execute one turn's calls; returns one Execution per call, in the order given.
+
+    `allowed` narrows this turn's allowlist (see `Executor.execute`); default: every registered tool.
+    """
     results: dict[int, Execution] = {}
     first_index: dict[str, int] = {}
     runnable: list[int] = []
@@ -62,7 +66,7 @@ async def execute_batch(
     async def run(i: int) -> None:
         async with limiter:
             call = calls[i]
-            results[i] = await executor.execute(call.call_id, call.name, call.arguments, session)
+            results[i] = await executor.execute(call.call_id, call.name, call.arguments, session, allowed=allowed)
 
     for wave in waves(runnable, alone):
         async with anyio.create_task_group() as tg:

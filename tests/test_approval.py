@@ -1,7 +1,11 @@
+import inspect
+
 import anyio
 import pytest
+from mcp.types import ToolAnnotations
 
-from course_lib.approval import Approvals, IdempotencyConflict, IdempotencyStore, action_id
+from course_lib.approval import (Approvals, IdempotencyConflict, IdempotencyStore, OperationKeys, Provenance,
+                                 ToolHints, action_id, approval_policy)
 
 
 def test_action_id_ignores_key_order_but_binds_tool_arguments_and_user():
@@ -63,3 +67,98 @@ def test_concurrent_duplicates_write_once():
 
 async def _collect(results, awaitable):
     results.append(await awaitable)
+
+
+def test_state_reads_each_decision_from_the_records():
+    now = [0.0]
+    approvals = Approvals(ttl=10, clock=lambda: now[0])
+    the_id = action_id("save", {"a": 1}, "alice")
+    assert approvals.state(the_id) == "unknown"
+    approvals.request("save", {"a": 1}, "alice")
+    assert approvals.state(the_id) == "pending"
+    approvals.approve(the_id)
+    assert approvals.state(the_id) == "approved"
+    approvals.spend("save", {"a": 1}, "alice")
+    assert approvals.state(the_id) == "spent"
+    approvals.request("save", {"a": 1}, "alice")  # the same action again: a new decision is needed
+    approvals.approve(the_id)
+    now[0] = 11
+    assert approvals.state(the_id) == "expired"
+    approvals.request("save", {"a": 1}, "alice")
+    approvals.reject(the_id)
+    assert approvals.state(the_id) == "rejected" and not approvals.granted("save", {"a": 1}, "alice")
+
+
+def _append(log, value):
+    async def write():
+        log.append(value)
+        return {"record": len(log)}
+
+    return write
+
+
+def test_a_content_key_merges_two_real_identical_saves_an_operation_key_does_not():
+    same = {"text": "water the plants"}
+
+    async def main(key_for):
+        store, log = IdempotencyStore(), []
+        # operation 1, its retry after a lost answer, then operation 2 with identical content
+        for operation in ("op1", "op1", "op2"):
+            await store.run(key_for(operation), same, _append(log, operation))
+        return log
+
+    assert anyio.run(main, lambda op: action_id("add_reminder", same, "alice")) == ["op1"]  # op2 silently merged
+    keys = OperationKeys()
+    assert anyio.run(main, keys.for_operation) == ["op1", "op2"]  # the retry replayed, op2 wrote
+    assert keys.for_operation("op1") == "op-0001" and keys.for_operation("op2") == "op-0002"
+
+
+def test_a_key_is_remembered_only_for_its_retention_window():
+    now = [0.0]
+    store, log = IdempotencyStore(retention=60, clock=lambda: now[0]), []
+
+    async def send():
+        return await store.run("op-0001", {"a": 1}, _append(log, 1))
+
+    assert anyio.run(send) == ({"record": 1}, False)
+    now[0] = 60
+    assert anyio.run(send) == ({"record": 1}, True)  # inside the window: replayed
+    now[0] = 61
+    assert anyio.run(send) == ({"record": 2}, False) and log == [1, 1]  # a late retry writes again
+
+
+def test_hint_defaults_are_the_cautious_ones_of_the_sdk():
+    # mcp.types.ToolAnnotations leaves every hint None and documents its default in the docstring.
+    assert ToolHints.from_annotations(None) == ToolHints(read_only=False, destructive=True, idempotent=False,
+                                                         open_world=True)  # fmt: skip
+    source = inspect.getsource(ToolAnnotations)
+    for hint, default in (("read_only_hint", "false"), ("destructive_hint", "true"), ("idempotent_hint", "false"),
+                          ("open_world_hint", "true")):  # fmt: skip
+        assert ToolAnnotations().model_dump()[hint] is None  # unset on the wire: the reader applies the default
+        block = source[source.index(f"{hint}: bool | None = None"):]
+        docstring = block[: block.index('"""', block.index('"""') + 3)]
+        assert f"Default: {default}" in docstring, f"the SDK no longer documents {hint} default {default}"
+    assert "never make tool use decisions based on ToolAnnotations" in source
+
+
+def test_annotations_from_an_untrusted_server_cannot_remove_approval():
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    assert not approval_policy(read_only, trusted_server=True).needs_approval
+    untrusted = approval_policy(read_only, trusted_server=False)
+    assert untrusted.needs_approval and "not trusted" in untrusted.reasons[0]
+    assert approval_policy(None, trusted_server=True).needs_approval  # no hints: not read-only, destructive
+    # the app's own contract wins over any hint
+    assert approval_policy(read_only, trusted_server=True, side_effect=True).needs_approval
+    additive = approval_policy(ToolAnnotations(read_only_hint=False, destructive_hint=False), trusted_server=True)
+    assert additive.needs_approval and "not read-only (additive only)" in additive.reasons
+
+
+def test_provenance_is_kept_and_an_open_world_read_after_untrusted_output_needs_approval():
+    email = Provenance("call_1", "fs__read_text_file")
+    closed = approval_policy(ToolAnnotations(read_only_hint=True, open_world_hint=False), trusted_server=True,
+                             after=[email])  # fmt: skip
+    assert not closed.needs_approval and closed.after == (email,)
+    open_world = approval_policy(ToolAnnotations(read_only_hint=True), trusted_server=True, after=[email])
+    assert open_world.needs_approval and "can carry data out" in " ".join(open_world.reasons)
+    write = approval_policy(None, trusted_server=True, side_effect=True, after=[email])
+    assert write.reasons[-1] == "proposed after untrusted output of fs__read_text_file (call_1)"

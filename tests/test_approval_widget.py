@@ -66,8 +66,61 @@ def test_a_second_decision_changes_nothing_and_says_so(setup):
     panel = ApprovalPanel(executor, waiting(executor))
     panel.reject()
     assert panel.approve() is False
-    assert panel.decision == "rejected" and "already decided" in panel.status
+    assert panel.decision == "rejected" and panel.state == "rejected"
+    assert panel.status.startswith("✗ rejected") and "later click ignored: Approve" in panel.status
     assert not executor.approvals.granted("apply_note_update", ARGUMENTS, "alice")
+
+
+# Regression: "click a button live" in notebook 06 §5 (and 09). The cell after the panel clicked
+# Approve from code: after a live Approve it printed "not pending any more"; after a live Reject
+# the write was sent again, stopped at approval, and the next cell read result["data"] (KeyError).
+CLICKS = [(), ("approve",), ("reject",), ("approve", "reject"), ("reject", "approve"),
+          ("approve", "approve"), ("reject", "reject")]  # fmt: skip
+
+
+def live(panel, clicks):
+    for click in clicks:  # a person clicking in the browser
+        (panel.approve_button if click == "approve" else panel.reject_button).click()
+
+
+@pytest.mark.parametrize("clicks", CLICKS, ids=lambda c: "+".join(c) or "no-click")
+def test_the_cells_after_the_panel_work_whatever_was_clicked_06(setup, clicks):
+    store, executor = setup
+    panel = ApprovalPanel(executor, waiting(executor))
+    live(panel, clicks)
+    # the cell after the panel (06 §5)
+    assert panel.click_if_undecided("approve") == ("rejected" if clicks[:1] == ("reject",) else "approved")
+    applied = anyio.run(lambda: panel.execute(ALICE))
+    first = clicks[0] if clicks else "approve"
+    assert applied.ok is (first == "approve") and store.writes == (first == "approve")
+    assert panel.status.startswith("✓ approved and done" if first == "approve" else "✗ rejected")
+    assert ("later click ignored" in panel.status) is (len(clicks) == 2)
+    if first == "reject":
+        assert applied.result["error"]["code"] == "FORBIDDEN" and applied.trace_id == "(not executed)"
+        assert executor.approvals.pending == {}  # the refused action was not asked for again
+    # the next cell: a new proposal on top of whatever version the note is at now
+    version = store.read(ARGUMENTS["path"])[1]
+    wipe = {**ARGUMENTS, "content": "# To do\n", "expected_version": version}
+    refused = ApprovalPanel(executor, run(executor, "apply_note_update", wipe))
+    refused.reject_button.click()
+    assert refused.status.startswith("✗ rejected") and store.writes == (first == "approve")
+
+
+def test_status_follows_the_real_state_expired_and_decided_elsewhere(setup):
+    store, executor = setup
+    panel = ApprovalPanel(executor, waiting(executor))
+    assert panel.state == "pending" and panel.status == "waiting for a decision"
+    executor.approvals.approve(panel.action.action_id)  # decided in code, not in the panel
+    assert panel.status.endswith("(decided elsewhere, not in this panel)") and "(decided)" in panel.text()
+    assert panel.click_if_undecided("reject") == "approved"  # the decision elsewhere stands
+    store.audit.clock.advance(301)
+    assert panel.state == "expired" and "expired" in panel.status
+    late = anyio.run(lambda: panel.execute(ALICE))
+    assert late.error_code == "FORBIDDEN" and "expired" in late.result["error"]["message"] and store.writes == 0
+    with pytest.raises(ValueError, match="not bob"):
+        anyio.run(lambda: panel.execute(Session("bob")))
+    with pytest.raises(ValueError, match="approve"):
+        panel.click_if_undecided("yes")
 
 
 def test_the_text_fallback_shows_tool_user_exact_arguments_diff_and_status(setup):
@@ -96,3 +149,36 @@ def test_the_panel_accepts_a_pending_action_and_refuses_what_does_not_wait_for_a
     executor.approvals.reject(action.action_id)
     with pytest.raises(ValueError, match="not pending any more"):
         ApprovalPanel(executor, execution)
+
+
+@pytest.mark.parametrize("clicks", CLICKS, ids=lambda c: "+".join(c) or "no-click")
+def test_the_cells_after_the_panel_work_whatever_was_clicked_09(monkeypatch, clicks):
+    from course_lib.assistant import NotesAssistant
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with NotesAssistant() as assistant:
+        result = assistant.ask("Where is my understanding of agent loops and workflows incomplete? Save a learning gap.")
+        panel = assistant.panel(result)
+        live(panel, clicks)
+        # what 09's cells should do: click only if nobody did, resume, then read the real state
+        panel.click_if_undecided("approve")
+        result = assistant.resume(result)
+        first = clicks[0] if clicks else "approve"
+        assert result.status == "completed"
+        assert len(assistant.gaps) == (first == "approve")  # 09 read assistant.gaps[0]: IndexError after Reject
+        assert panel.state == ("spent" if first == "approve" else "rejected")
+        assert panel.status.startswith("✓ approved and done" if first == "approve" else "✗ rejected")
+        if first == "reject":
+            assert json.loads(result.executions[-1].output)["error"]["code"] == "FORBIDDEN"
+
+
+def test_the_panel_shows_the_untrusted_output_a_proposal_came_after(setup):
+    from course_lib.approval import Provenance
+
+    _, executor = setup
+    plain = ApprovalPanel(executor, waiting(executor))
+    assert "untrusted" not in plain.text()
+    executor.approvals.reject(plain.action.action_id)
+    panel = ApprovalPanel(executor, waiting(executor), after=[Provenance("call_9", "fs__read_text_file")])
+    assert "⚠ proposed after reading untrusted output: fs__read_text_file (call_9)" in panel.text().splitlines()
+    assert any("fs__read_text_file (call_9)" in getattr(part, "value", "") for part in panel.widget.children)

@@ -191,3 +191,71 @@ def test_resume_continues_with_the_reset_tool_choice(setup):
     resume(client, host, executor, ALICE, result, approved={pending.result["error"]["action_id"]}, max_steps=1,
            tool_choice=forced)
     assert client.choices == [forced, "auto"]
+
+
+# ---- narrowing the tools after untrusted content (06 §9) -------------------------------------
+
+INBOX_TASK = "Read /workspace/inbox/study_group.txt and tell me what it says."
+GULLIBLE = {"metadata": {"course_persona": "gullible"}}
+
+
+@pytest.fixture
+def notes_setup(monkeypatch, tmp_path):
+    import shutil
+
+    from course_lib.notes_store import AuditedExecutor, ManualClock, NotesStore, notes_tools
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    root = tmp_path / "workspace"
+    shutil.copytree(workspace_dir(), root)
+    store = NotesStore(root, clock=ManualClock())
+    with files_host(root) as host:
+        capture = HttpCapture(http_transport())
+        executor = AuditedExecutor([host.executor_tool("fs__read_text_file", ReadTextFileArgs), *notes_tools(store)],
+                                   audit=store.audit)  # fmt: skip
+        yield host, executor, store, capture, make_client(capture)
+
+
+def test_without_narrowing_the_injected_write_reaches_the_approval_step(notes_setup):
+    host, executor, store, _, client = notes_setup
+    result = run_guarded_loop(client, host, executor, ALICE, INBOX_TASK, request=GULLIBLE)
+    assert result.reason == "approval_required" and [e.tool for e in result.pending] == ["apply_note_update"]
+    assert result.untrusted == [] and store.writes == 0
+
+
+def test_after_untrusted_output_the_next_request_offers_only_reads(notes_setup):
+    from course_lib.approval import Provenance
+
+    host, executor, store, capture, client = notes_setup
+    result = run_guarded_loop(client, host, executor, ALICE, INBOX_TASK, request=GULLIBLE,
+                              untrusted={"fs__read_text_file"})  # fmt: skip
+    first, second = (exchange.request for exchange in capture.exchanges)
+    assert "apply_note_update" in [t["name"] for t in first["tools"]]
+    assert [t["name"] for t in second["tools"]] == ["fs__read_text_file", "preview_note_update"]
+    [read] = result.executions
+    assert result.untrusted == [Provenance(read.call_id, "fs__read_text_file")]
+    # the gullible model cannot obey a CALL line for a tool the request does not offer
+    assert (result.status, result.pending, store.writes) == ("completed", [], 0)
+    assert "CALL apply_note_update" in result.answer  # it quoted the attack as text instead
+
+
+def test_a_write_the_turn_does_not_offer_is_refused_at_the_allowlist(notes_setup):
+    from course_lib.parallel import Call, execute_batch
+
+    host, executor, store, _, _ = notes_setup
+    call = Call("call_w", "apply_note_update", '{"path":"/workspace/notes.txt","content":"x","expected_version":1}')
+    [refused] = host.run(execute_batch, executor, [call], ALICE, allowed=["fs__read_text_file", "preview_note_update"])
+    assert refused.steps[-1].name == "allowlist" and refused.error_code == "INVALID_INPUT"
+    assert "available: fs__read_text_file, preview_note_update" in refused.result["error"]["message"]
+    assert executor.approvals.pending == {} and store.writes == 0
+
+
+def test_narrow_false_keeps_the_provenance_and_the_write_waits_for_approval(notes_setup):
+    host, executor, store, capture, client = notes_setup
+    result = run_guarded_loop(client, host, executor, ALICE, INBOX_TASK, request=GULLIBLE,
+                              untrusted={"fs__read_text_file"}, narrow=False)  # fmt: skip
+    assert "apply_note_update" in [t["name"] for t in capture.exchanges[-1].request["tools"]]
+    [read] = result.executions
+    assert result.reason == "approval_required" and [str(p) for p in result.untrusted] == [f"fs__read_text_file ({read.call_id})"]
+    after = resume(client, host, executor, ALICE, result, request=GULLIBLE)  # rejected: nothing approved
+    assert after.status == "completed" and after.narrow is False and store.writes == 0

@@ -62,7 +62,7 @@ def _fresh(action: Action) -> Action:
 
 
 def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
-    """Run `fn` on every pair of `PAIRS`; name the first pair it gets wrong."""
+    """Run `fn` on every pair of `PAIRS`; name the first pair it gets wrong and the likely mistake."""
     if not_answered(fn):
         return failed("Not answered yet: define make_action_id(tool, arguments, user_id) and pass the function itself.")
     if not callable(fn):
@@ -75,33 +75,75 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
         if any(value is ... for value in ids):
             return failed("Not answered yet: make_action_id still returns ...; return one string per action.")
         wrong = next((value for value in ids if not isinstance(value, str) or not value), None)
-        if wrong is not None or any(not isinstance(value, str) for value in ids):
-            return failed(f"make_action_id must return a non-empty str; it returned {wrong!r} ({type(wrong).__name__}) "
-                          f"on pair {number}. An id is stored and compared as text.")
+        if wrong is not None:
+            return failed(f"make_action_id must return a non-empty str; it returned {_cut(repr(wrong))} "
+                          f"({type(wrong).__name__}) on pair {number}. {_type_hint(wrong)}")
         same = action_id(*first) == action_id(*second)
         if same and ids[0] != ids[1]:
             return failed(f"pair {number} ({what}) is ONE action and must get the same id; yours gave "
-                          f"{_cut(ids[0])} and {_cut(ids[1])}. Hint: {_hint(number)}")
+                          f"{_cut(ids[0])} and {_cut(ids[1])}. Hint: {_hint(number, fn)}")
         if not same and ids[0] == ids[1]:
             return failed(f"pair {number} ({what}) are TWO different actions but get the same id {_cut(ids[0])}: "
-                          f"approving one would authorize the other. Hint: {_hint(number)}")
-    return passed(f"all {len(PAIRS)} pairs right: key order is ignored; tool, every argument and the user are bound.")
+                          f"approving one would authorize the other. Hint: {_hint(number, fn)}")
+    message = f"all {len(PAIRS)} pairs right: key order is ignored; tool, every argument and the user are bound."
+    if _joined_without_separator(fn):
+        message += (" One caution: your id joins the parts with nothing between them. It holds here only by luck —"
+                    " a JSON object ends at its own closing brace, and MCP's naming rule for tools allows only letters,"
+                    " digits, '_', '-' and '.' — yet 'x{}' + '{}' + 'y' and 'x' + '{}' + '{}y' give the same id. Make it safe by construction: hash one JSON list [tool, arguments,"
+                    " user], or put a separator no part can contain.")
+    return passed(message)
 
 
 def _cut(value: str, limit: int = 30) -> str:
     return repr(value if len(value) <= limit else value[: limit - 1] + "…")
 
 
-def _hint(number: int) -> str:
+def _type_hint(value: Any) -> str:
+    """What the learner most likely returned instead of text."""
+    if hasattr(value, "hexdigest"):
+        return "That is the hash object itself: return its .hexdigest() (text)."
+    if isinstance(value, bytes):
+        return "That is .digest() (bytes): return .hexdigest(), which is text."
+    if isinstance(value, int):
+        return ("Python's hash() returns an int, and for text it changes from one run of Python to the next "
+                "(hash randomisation): an approval stored before a restart would never match. Use "
+                "hashlib.sha256(text.encode()).hexdigest().")
+    return "An id is stored and compared as text."
+
+
+def _probe_equal(fn: Callable[..., Any], a: Action, b: Action) -> bool:
+    try:
+        return fn(*_fresh(a)) == fn(*_fresh(b))
+    except Exception:
+        return False
+
+
+def _joined_without_separator(fn: Callable[..., Any]) -> bool:
+    """True if the parts are simply concatenated: 'x{}' + '{}' + 'y' == 'x' + '{}' + '{}y'."""
+    return _probe_equal(fn, ("x{}", {}, "y"), ("x", {}, "{}y"))
+
+
+def _hint(number: int, fn: Callable[..., Any]) -> str:
+    if number == 3 and _probe_equal(fn, ("t", {"a": {"x": 1}}, "u"), ("t", {"a": "{'x': 1}"}, "u")):
+        # A nested dict and its str() get the same id: the values were turned into text with str().
+        return ("you turn values into text with str() (or an f-string): str() of a nested dict keeps its "
+                "insertion order, and {'x': 1} becomes the same as the string \"{'x': 1}\". Serialize the whole "
+                "arguments with json.dumps(arguments, sort_keys=True): it sorts every level and keeps the types.")
+    if number in (4, 5) and _probe_equal(fn, ("t", {"a": 1}, "u"), ("t", {"a": 2}, "u")):
+        return "the id ignores the values: sorted(arguments) and arguments.keys() give only the keys; hash the values too."
     hints = {
-        1: "the id must depend only on its inputs (no time, no counter, no random part).",
-        2: "str(dict) keeps the insertion order; json.dumps(..., sort_keys=True) does not.",
-        3: "sort keys at every level, not only the top one (sorted(arguments.items()) is one level deep).",
+        1: "the id must depend only on its inputs (no time, no counter, no uuid, no random part).",
+        2: "the id follows the keys' insertion order: str(dict) and json.dumps without sort_keys=True both keep "
+           "it. Use json.dumps(arguments, sort_keys=True).",
+        3: "sort keys at every level, not only the top one: sorted(arguments.items()) sorts one level; "
+           "json.dumps(arguments, sort_keys=True) sorts all of them.",
         6: "include the tool name.",
         7: "include the user id: approving for alice must not authorize bob.",
-        8: "keep JSON types: str(value) makes 1 and \"1\" look alike.",
+        8: "keep JSON types: str(value) or an f-string makes 1 and \"1\" look alike; json.dumps keeps them apart.",
         9: "keep the exact text: do not strip or normalise the values.",
-        10: "separate the parts (e.g. a newline, or hash a JSON list [tool, arguments, user]) so they cannot run together.",
+        10: "you joined the names with nothing between them: 'apply_note_update' + 'alice' and "
+            "'apply_note_updatea' + 'lice' are the same text. Hash one JSON list [tool, arguments, user], or put a "
+            "separator no name can contain between the parts.",
     }
     return hints.get(number, "bind every argument value exactly as given.")
 

@@ -133,6 +133,10 @@ def _judge(label: str, calls: list[Call], outputs: list[dict[str, Any]], got: An
     owner = {item["output"]: item["call_id"] for item in outputs}
     for call_id, text in expected.items():
         if got[call_id] != text:
+            if not isinstance(got[call_id], str):
+                return (f"case '{label}': the value for {call_id} is a {type(got[call_id]).__name__}, not the output "
+                        "text. Keep item['output'] exactly as it arrived: do not json.loads it, and do not keep the "
+                        "whole function_call_output dict.")
             other = owner.get(got[call_id])
             if other is not None and other != call_id:
                 order = ", ".join(item["call_id"] for item in outputs)
@@ -161,6 +165,13 @@ def check_pair_outputs(fn: Callable[[list[Call], list[dict[str, Any]]], dict[str
                 return failed(f"case '{label}': you raised ValueError ({error}), but an exact repeat is the same "
                               "call (same call_id, tool and arguments): it runs once and keeps one entry.")
             return failed(f"case '{label}': pair_outputs raised ValueError: {error}")
+        except LookupError as error:
+            if label in RAISES:  # e.g. texts[call.call_id] for the call with no output
+                return failed(f"case '{label}': pair_outputs raised {type(error).__name__} ({error}) where a "
+                              "ValueError is wanted: check for the missing or unknown call_id and raise "
+                              "ValueError naming it, so the caller can tell a broken batch from a bug.")
+            return failed(f"case '{label}': pair_outputs raised {type(error).__name__}: {error}. Look outputs up by "
+                          "call_id, and walk the calls (not the outputs) for the keys.")
         except Exception as error:
             return failed(f"case '{label}': pair_outputs raised {type(error).__name__}: {error}. Each call is a "
                           "Call (call_id, name, arguments); each output a dict with call_id and output.")
@@ -270,14 +281,21 @@ def _judge_plan(label: str, calls: list[Call], tools: dict[str, Tool], got: Any)
         if not wave:
             return f"{where}: wave {n} is empty. Leave empty waves out."
         for call_id in wave:
+            if isinstance(call_id, Call):
+                return f"{where}: wave {n} holds a Call object; put its call_id (call.call_id) in the wave instead."
             if call_id not in by_id:
                 return f"{where}: {call_id!r} in wave {n} is not the call_id of any call in this turn."
             if call_id in wave_of:
                 return f"{where}: {call_id} is in waves {wave_of[call_id]} and {n}: it would run twice."
             wave_of[call_id] = n
-    for call in calls:
-        if call.call_id not in wave_of:
-            return f"{where}: {_describe(call)} is missing from your plan; every call must run (or be refused) once."
+    missing = [call for call in calls if call.call_id not in wave_of]
+    if missing:
+        last_write = max((i for i, c in enumerate(calls) if _alone(c, tools)), default=-1)
+        trailing = [c for c in calls[last_write + 1 :]]
+        if missing == trailing:
+            return (f"{where}: {', '.join(c.call_id for c in missing)} (the reads after the last write) are missing "
+                    "from your plan: after the loop, add the wave you were still collecting.")
+        return f"{where}: {_describe(missing[0])} is missing from your plan; every call must run (or be refused) once."
     for n, wave in enumerate(got, start=1):
         lonely = [by_id[c] for c in wave if _alone(by_id[c], tools)]
         if lonely and len(wave) > 1:

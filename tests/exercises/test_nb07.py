@@ -1,5 +1,7 @@
 """The notebook 07 checks name the specific thing a wrong answer gets wrong."""
 
+import json
+
 from course_lib.exercises import nb07
 
 
@@ -110,3 +112,80 @@ def test_a_crash_on_an_unknown_tool_is_explained(capsys):
 
     out = run(nb07.check_plan, crashes, capsys)
     assert "raised KeyError" in out and "tools.get(call.name)" in out
+
+
+# ---- wrong answers learners really write -----------------------------------------------------
+
+
+def test_parsed_outputs_are_named(capsys):
+    def parsed(calls, outputs):
+        paired = nb07.SOLUTIONS["check_pair_outputs"]()(calls, outputs)
+        return {call_id: json.loads(text) for call_id, text in paired.items()}
+
+    out = run(nb07.check_pair_outputs, parsed, capsys)
+    assert "is a dict, not the output text" in out and "do not json.loads it" in out
+
+
+def test_a_key_error_for_a_missing_output_is_told_to_be_a_value_error(capsys):
+    def indexes(calls, outputs):
+        first = {}
+        for call in calls:
+            seen = first.setdefault(call.call_id, call)
+            if (seen.name, seen.arguments) != (call.name, call.arguments):
+                raise ValueError("reused call_id")
+        texts = {item["call_id"]: item["output"] for item in outputs}
+        if set(texts) - set(first):
+            raise ValueError("unknown call_id")
+        return {call_id: texts[call_id] for call_id in first}  # KeyError for the unanswered call
+
+    out = run(nb07.check_pair_outputs, indexes, capsys)
+    assert "case 'a call left without an output'" in out and "raised KeyError" in out
+    assert "where a ValueError is wanted" in out
+
+
+def test_consecutive_writes_sharing_a_wave_are_caught(capsys):
+    def writes_together(calls, tools):
+        waves, kind = [], None
+        for call in calls:
+            this = "read" if call.name in tools and not tools[call.name].side_effect else "write"
+            if this != kind:
+                waves.append([])
+                kind = this
+            waves[-1].append(call.call_id)
+        return waves
+
+    out = run(nb07.check_plan, writes_together, capsys)
+    assert "case 'two saves to the same note'" in out and "call_w1 together with call_w2" in out
+
+
+def test_forgetting_the_last_wave_is_named(capsys):
+    def no_flush(calls, tools):
+        waves, reads = [], []
+        for call in calls:
+            tool = tools.get(call.name)
+            if tool is None or tool.side_effect:
+                waves += [reads, [call.call_id]] if reads else [[call.call_id]]
+                reads = []
+            else:
+                reads.append(call.call_id)
+        return waves  # the reads after the last write are never added
+
+    out = run(nb07.check_plan, no_flush, capsys)
+    assert "the reads after the last write" in out and "add the wave you were still collecting" in out
+
+
+def test_empty_waves_and_call_objects_are_named(capsys):
+    def empty_before_write(calls, tools):
+        waves, reads = [], []
+        for call in calls:
+            tool = tools.get(call.name)
+            if tool is None or tool.side_effect:
+                waves += [reads, [call.call_id]]
+                reads = []
+            else:
+                reads.append(call.call_id)
+        return waves + ([reads] if reads else [])
+
+    assert "is empty. Leave empty waves out" in run(nb07.check_plan, empty_before_write, capsys)
+    out = run(nb07.check_plan, lambda calls, tools: [[c] for c in calls], capsys)
+    assert "holds a Call object; put its call_id" in out
