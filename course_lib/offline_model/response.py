@@ -16,6 +16,7 @@ from typing import Any
 from course_lib.offline_model.limits import apply_limit, max_output_tokens
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
+from course_lib.offline_model.request_params import check_parameters
 from course_lib.offline_model.state import chained_input, remember
 from course_lib.offline_model.validation import (
     BadRequest,
@@ -57,6 +58,7 @@ def respond(body: dict) -> dict:
     if not isinstance(body, dict):
         raise _type_error("body", dict, body)
     model = _get(body, "model", "", str)
+    check_parameters(body)  # unknown top-level keys and wrong JSON types (after a missing model, as the API)
     if body.get("stream"):
         raise BadRequest("The offline model does not stream; leave 'stream' unset.", "stream", "unsupported_value")
     chained, limit = chained_input(body), max_output_tokens(body)  # previous_response_id: state.py; limits.py
