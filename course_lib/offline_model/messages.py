@@ -31,6 +31,7 @@ from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.request_params import check_json
 from course_lib.offline_model.response import _hex, _tokens
+from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.validation import BadRequest, _parse_tools, _tool_policy
 
 
@@ -77,10 +78,11 @@ def _block_text(content: Any, where: str) -> str:
 
 
 def _result_text(block: dict, where: str) -> str:
-    """A tool_result's content as the model reads it; `is_error` arrives as an MCP-style result
-    object (`{"isError": true, "content": [...]}`), a shape the offline model reads as a failure."""
+    """A tool_result's content as the model reads it. `is_error` on content that does not say it
+    failed arrives as an MCP-style result object (`{"isError": true, "content": [...]}`), a shape
+    the offline model reads as a failure; content that already reads as an error stays as it is."""
     text = _block_text(_field(block, "content", where, (str, list), optional=True) or "", f"{where}.content")
-    if _field(block, "is_error", where, bool, optional=True):
+    if _field(block, "is_error", where, bool, optional=True) and read_output(text).ok:
         return json.dumps({"isError": True, "content": [{"type": "text", "text": text}]}, ensure_ascii=False)
     return text
 
