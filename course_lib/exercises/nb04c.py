@@ -62,6 +62,8 @@ def _as_dict(message: Any) -> Any:
 
 
 def _first_chat_problem(completion: ChatCompletion, outputs: dict[str, str], replies: Any) -> str | None:
+    if not_answered(replies):
+        return "chat_replies still returns the starter (...): return the list of messages to append"
     if not isinstance(replies, list):
         return f"chat_replies must return a list of messages, got {type(replies).__name__}"
     replies = [_as_dict(m) for m in replies]
@@ -126,6 +128,8 @@ def chat_replies(completion: ChatCompletion, outputs_by_id: dict[str, str]) -> l
 
 
 def _first_messages_problem(call: ResponseFunctionToolCall, messages: Any) -> str | None:
+    if not_answered(messages):
+        return "to_messages still returns the starter (...): return the three messages"
     if not isinstance(messages, list) or len(messages) != 3 or not all(isinstance(m, dict) for m in messages):
         return "to_messages must return three message dicts: the user's task, the assistant's tool_use, the user's tool_result"
     roles = [m.get("role") for m in messages]

@@ -12,7 +12,9 @@ https://github.com/sdcb/chats/pull/132 and https://github.com/openai/openai-go/i
 "An assistant message with 'tool_calls' must be followed by tool messages responding to each
 'tool_call_id'. The following tool_call_ids did not have response messages: call_…" and
 "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with
-'tool_calls'." (param `messages.[i].role`, code null). Which of the two the real API reports first
+'tool_calls'." (param `messages.[i].role`, code null); a tool message without `tool_call_id`:
+"Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'." (param
+`messages.[i].tool_call_id`, code null; https://github.com/langchain-ai/langchain/issues/22600). Which of the two the real API reports first
 when both apply was not verified; this model checks messages in order.
 
 Streamed (`stream: true`): `chat.completion.chunk`s, text in pieces of `delta.content`, each call
@@ -77,7 +79,7 @@ def _parse_messages(body: dict) -> list[dict]:
         if role == "tool":
             if "tool_call_id" not in message:
                 raise BadRequest(f"Missing parameter 'tool_call_id': messages with role 'tool' must have a "
-                                 f"'tool_call_id'.", f"{where}.tool_call_id", "missing_required_parameter")
+                                 f"'tool_call_id'.", f"{where}.tool_call_id")
             call_id = _get(message, "tool_call_id", where, str)
             if call_id not in open_calls:
                 raise BadRequest("Invalid parameter: messages with role 'tool' must be a response to a preceeding "
