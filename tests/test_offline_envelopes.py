@@ -199,3 +199,48 @@ def test_models_list_and_a_404_that_names_the_endpoints(client):
         assert endpoint in text
     wrong = offline_transport().handle_request(httpx.Request("GET", f"{OFFLINE_BASE_URL}/chat/completions"))
     assert wrong.status_code == 405
+
+
+def test_the_sdk_types_behind_notebook_04cs_table():
+    """What the envelope table teaches, read from the SDKs' own types."""
+    import typing
+
+    from anthropic.types import ToolResultBlockParam, ToolUseBlockParam
+    from openai.types.chat import ChatCompletionToolMessageParam
+    from openai.types.chat.chat_completion_message_function_tool_call import Function
+    from openai.types.responses import response_output_item as items
+
+    assert Function.model_fields["arguments"].annotation is str  # Chat: the value is text
+    assert typing.get_origin(ToolUseBlock.model_fields["input"].annotation) is dict  # Messages: an object
+    def required(param):  # the TypedDict keys annotated Required[...]
+        return {k for k, v in param.__annotations__.items() if getattr(v, "__forward_arg__", str(v)).startswith("Required[")}
+
+    assert required(ChatCompletionToolMessageParam) == {"content", "role", "tool_call_id"}
+    assert {"tool_use_id", "type"} <= required(ToolResultBlockParam) and "is_error" in ToolResultBlockParam.__annotations__
+    assert {"id", "input", "name", "type"} <= required(ToolUseBlockParam)
+    assert {"output", "error", "arguments"} <= set(items.McpCall.model_fields)  # the call and its result, one item
+    assert "output" not in items.McpApprovalRequest.model_fields
+
+
+BAD_BODIES = [[], {"model": "m"}, {"model": "m", "messages": "hi"}, {"model": "m", "messages": [1]},
+              {"model": "m", "messages": [{"role": "robot", "content": "x"}]},
+              {"model": "m", "messages": [{"role": "user", "content": 5}]},
+              {"model": "m", "messages": [{"role": "assistant", "tool_calls": [{"id": "c"}]}]},
+              {"model": "m", "messages": [{"role": "user", "content": [7]}]},
+              {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": [7, {"type": "zz"}]}]},
+              {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], "tools": [{"name": 3}]},
+              {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], "tool_choice": {"type": "tool"}},
+              {"model": "m", "max_tokens": "5", "messages": []},
+              {"model": "m", "messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function"}]}]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages"])
+@pytest.mark.parametrize("body", BAD_BODIES, ids=range(len(BAD_BODIES)))
+def test_bad_bodies_get_a_400_in_the_providers_shape_never_a_crash(path, body):
+    answer = offline_transport().handle_request(httpx.Request("POST", f"http://offline-model.invalid{path}", json=body))
+    assert answer.status_code == 400, answer.content
+    payload = answer.json()
+    if path == "/v1/messages":
+        assert payload["type"] == "error" and payload["error"]["type"] == "invalid_request_error"
+    else:
+        assert set(payload["error"]) == {"message", "type", "param", "code"}

@@ -64,6 +64,9 @@ def _parse_messages(body: dict) -> list[dict]:
             pairing the real API refuses (see the module docstring).
     """
     messages = _get(body, "messages", "", list)
+    if not messages:
+        raise BadRequest("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an "
+                         "empty array instead.", "messages", "empty_array")  # https://github.com/CopilotKit/CopilotKit/issues/529
     items: list[dict] = []
     pending: dict[str, int] = {}  # call id → index of the assistant message that made it
     open_calls: list[str] = []  # the ids the latest assistant message with tool_calls made

@@ -99,7 +99,9 @@ def _parse_messages(body: dict) -> list[dict]:
     if system:
         items.append({"kind": "message", "role": "system", "text": _block_text(system, "system")})
     previous_uses: list[str] = []
-    for i, message in enumerate(_field(body, "messages", "", list)):
+    if not _field(body, "messages", "", list):
+        raise AnthropicError("messages: at least one message is required")  # wording not verified
+    for i, message in enumerate(body["messages"]):
         where = f"messages.{i}"
         if not isinstance(message, dict):
             raise AnthropicError(f"{where}: Input should be a valid dictionary")
