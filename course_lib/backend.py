@@ -5,10 +5,11 @@
     client = make_client()
     client.responses.create(model=model_name(), input="...", tools=[...])
 
-- `OPENAI_API_KEY` or `OPENAI_BASE_URL` set → the real endpoint (the openai SDK reads both). The
-  base URL may be any server that speaks the API, e.g. a local Ollama or vLLM for Chat Completions
-  (`OPENAI_BASE_URL=http://localhost:11434/v1`; a local server needs no key, so one is made up).
-- neither set → `course_lib.offline_model`, answering in-process: no network, deterministic output.
+- `OPENAI_API_KEY` set → the real endpoint (`OPENAI_BASE_URL` is honoured by the openai SDK itself).
+  The base URL may be any server that speaks the API, e.g. a local Ollama or vLLM for Chat
+  Completions (`OPENAI_BASE_URL=http://localhost:11434/v1`, with any key: `OPENAI_API_KEY=local`).
+  The key alone decides, so the exercise checks (which drop it) stay offline whatever the base URL.
+- not set → `course_lib.offline_model`, answering in-process: no network, deterministic output.
 - `COURSE_MODEL` overrides the model name (default `gpt-4.1`); this module is the one place it lives.
 - Anthropic Messages (`make_anthropic_client`): `ANTHROPIC_API_KEY` set → the real endpoint,
   model `COURSE_ANTHROPIC_MODEL` (default `claude-sonnet-4-6`); else the same offline model.
@@ -47,8 +48,8 @@ def anthropic_model_name() -> str:
 
 
 def is_offline() -> bool:
-    """True when neither `OPENAI_API_KEY` nor `OPENAI_BASE_URL` is set: requests go to the offline model."""
-    return not (os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"))
+    """True when no `OPENAI_API_KEY` is set, so requests go to the offline model."""
+    return not os.environ.get("OPENAI_API_KEY")
 
 
 def is_anthropic_offline() -> bool:
@@ -118,8 +119,7 @@ def make_client(transport: httpx.BaseTransport | None = None) -> openai.OpenAI:
         )
     # openai 3.x runs on httpx2 but accepts a classic `httpx.Client`; our transports (the offline
     # model, the wire capture, the model check) are classic httpx transports, so both backends use it.
-    key = None if os.environ.get("OPENAI_API_KEY") else "no-key-needed"  # a local server takes any key
-    return openai.OpenAI(api_key=key, http_client=httpx.Client(transport=transport or http_transport()))
+    return openai.OpenAI(http_client=httpx.Client(transport=transport or http_transport()))
 
 
 def anthropic_transport() -> httpx.BaseTransport:

@@ -44,14 +44,15 @@ def test_three_envelopes_give_the_same_grounded_answer(course, task):
     assert all(isinstance(link.arguments, dict) for link in messages.trace)  # input came as an object
 
 
-def test_offline_by_default_and_openai_base_url_alone_selects_a_local_server(monkeypatch):
+def test_offline_by_default_and_a_local_server_with_any_key(monkeypatch):
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     assert backend.is_offline() and backend.is_anthropic_offline()
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
-    assert not backend.is_offline()
+    assert backend.is_offline()  # the key alone decides: checks that drop it stay offline
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
     with backend.make_client() as client:  # built, never used: no network in tests
-        assert client.base_url.host == "localhost" and client.api_key == "no-key-needed"
+        assert not backend.is_offline() and client.base_url.host == "localhost"
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     with backend.make_anthropic_client() as claude:
         assert not backend.is_anthropic_offline() and claude.base_url.host == "api.anthropic.com"
