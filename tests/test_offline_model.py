@@ -353,7 +353,7 @@ def test_malformed_requests_get_a_400(client, body, message):
 
 
 def test_other_paths_methods_and_bad_json():
-    assert handle(httpx.Request("POST", "http://offline/v1/chat/completions", json={})).status_code == 404
+    assert handle(httpx.Request("POST", "http://offline/v1/embeddings", json={})).status_code == 404
     assert handle(httpx.Request("GET", "http://offline/v1/responses")).status_code == 405
     bad = handle(httpx.Request("POST", "http://offline/v1/responses", content=b"{not json"))
     assert bad.status_code == 400 and "JSON" in bad.json()["error"]["message"]
@@ -390,7 +390,7 @@ def test_http_server_answers_and_exits_cleanly(stop):
         with httpx.Client(trust_env=False, timeout=10) as http:
             raw = http.post(f"{base}/responses", json=body)
             assert raw.status_code == 200 and raw.json()["output"][0]["type"] == "function_call"
-            assert http.get(f"{base}/models").status_code == 404
+            assert http.get(f"{base}/embeddings").status_code == 404  # /models exists now (envelopes)
         with openai.OpenAI(base_url=base, api_key="x", max_retries=0, timeout=10, _strict_response_validation=True,
                            http_client=httpx.Client(trust_env=False)) as remote:
             response = remote.responses.create(**body)

@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from course_lib.offline_model import envelopes
 from course_lib.offline_model.response import respond
 from course_lib.offline_model.validation import BadRequest
 
@@ -44,11 +45,14 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 
 def handle(request: httpx.Request) -> httpx.Response:
-    """Serve one HTTP request: POST …/responses → a Response body; errors in the OpenAI format
-    (400 malformed body, 404 unknown path, 405 other methods)."""
+    """Serve one HTTP request: POST …/responses → a Response body, the other envelopes through
+    `envelopes.ROUTES`; errors in the OpenAI format (400 malformed body, 404 unknown path, 405 other
+    methods; /v1/messages in Anthropic's)."""
     path = request.url.path
+    if (answer := envelopes.route(request)) is not None:
+        return answer
     if not path.rstrip("/").endswith("/responses"):
-        return _error(404, f"Invalid URL ({request.method} {path})")
+        return _error(404, envelopes.not_found(request))
     if request.method != "POST":
         return _error(405, f"Method {request.method} is not allowed on {path}; use POST.", {"allow": "POST"})
     try:

@@ -1,0 +1,243 @@
+"""`anthropic_message`: one `POST /v1/messages` body in, a Message (or its event stream) out — the
+same offline model as `/v1/responses`, in Anthropic's Messages envelope.
+
+Only the envelope differs; the plan is `plan._decide` over the same normalised items:
+
+- the rule: `tools[i]` {name, description, input_schema};
+- the value: a `tool_use` content block whose `input` is an *object*, not JSON text, under its `id`;
+- the result: a `tool_result` block in the next user message, tied by `tool_use_id`, with
+  `is_error` to say the tool failed.
+
+Errors come in Anthropic's shape, `{"type": "error", "error": {"type": "invalid_request_error",
+"message": …}, "request_id": …}`, with the real API's words (seen in its replies quoted in
+https://github.com/anthropics/claude-code/issues/13460, /5060 and /6696):
+"messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_…. Each
+`tool_result` block must have a corresponding `tool_use` block in the previous message.",
+"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_….
+Each `tool_use` block must have a corresponding `tool_result` block in the next message." and
+"messages.1.content.0.tool_use.input: Input should be a valid dictionary".
+
+Streamed (`stream: true`): `message_start`, per block `content_block_start` / `content_block_delta`
+(`text_delta`, or `input_json_delta` whose `partial_json` pieces only parse once joined) /
+`content_block_stop`, then `message_delta` (the `stop_reason`) and `message_stop`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from course_lib.offline_model.personas import _persona
+from course_lib.offline_model.plan import _decide
+from course_lib.offline_model.request_params import check_json
+from course_lib.offline_model.response import _hex, _tokens
+from course_lib.offline_model.tool_output import read_output
+from course_lib.offline_model.validation import BadRequest, _parse_tools, _tool_policy
+
+
+class AnthropicError(Exception):
+    """A request Anthropic's API refuses; `to_body` gives its error shape (HTTP 400)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_body(self) -> dict[str, Any]:
+        request_id = f"req_offline{_hex(self.message, 'req', 16)}"
+        return {"type": "error", "error": {"type": "invalid_request_error", "message": self.message},
+                "request_id": request_id}
+
+
+_KINDS = {str: "a valid string", dict: "a valid dictionary", list: "a valid list", bool: "a valid boolean",
+          int: "a valid integer"}  # fmt: skip
+
+
+def _field(obj: dict, key: str, where: str, kind: type | tuple, *, optional: bool = False) -> Any:
+    """`obj[key]` of the right JSON type, refused in the API's (pydantic-style) words.
+
+    Raises:
+        AnthropicError: "where.key: Field required" or "where.key: Input should be a valid …".
+    """
+    spot = f"{where}.{key}" if where else key
+    if obj.get(key) is None:
+        if optional:
+            return None
+        raise AnthropicError(f"{spot}: Field required")
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    value = obj[key]
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise AnthropicError(f"{spot}: Input should be {_KINDS[kinds[0]]}")
+    return value
+
+
+def _block_text(content: Any, where: str) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(_field(block, "text", f"{where}.{i}", str) for i, block in enumerate(content)
+                     if isinstance(block, dict) and block.get("type") == "text")
+
+
+def _result_text(block: dict, where: str) -> str:
+    """A tool_result's content as the model reads it. `is_error` on content that does not say it
+    failed arrives as an MCP-style result object (`{"isError": true, "content": [...]}`), a shape
+    the offline model reads as a failure; content that already reads as an error stays as it is."""
+    text = _block_text(_field(block, "content", where, (str, list), optional=True) or "", f"{where}.content")
+    if _field(block, "is_error", where, bool, optional=True) and read_output(text).ok:
+        return json.dumps({"isError": True, "content": [{"type": "text", "text": text}]}, ensure_ascii=False)
+    return text
+
+
+def _parse_messages(body: dict) -> list[dict]:
+    """`system` and `messages` → the model's items: {"kind": "message"|"call"|"output", …}.
+
+    Raises:
+        AnthropicError: a wrong shape, `tool_use.input` that is not an object, or a tool_use /
+            tool_result pairing the real API refuses (see the module docstring).
+    """
+    items: list[dict] = []
+    system = _field(body, "system", "", (str, list), optional=True)
+    if system:
+        items.append({"kind": "message", "role": "system", "text": _block_text(system, "system")})
+    previous_uses: list[str] = []
+    if not _field(body, "messages", "", list):
+        raise AnthropicError("messages: at least one message is required")  # wording not verified
+    for i, message in enumerate(body["messages"]):
+        where = f"messages.{i}"
+        if not isinstance(message, dict):
+            raise AnthropicError(f"{where}: Input should be a valid dictionary")
+        role = _field(message, "role", where, str)
+        if role not in ("user", "assistant"):
+            raise AnthropicError(f"{where}.role: Input should be 'user' or 'assistant'")
+        content = _field(message, "content", where, (str, list))
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        uses, answered = [], set()
+        for j, block in enumerate(blocks):
+            spot = f"{where}.content.{j}"
+            kind = _field(block, "type", spot, str) if isinstance(block, dict) else None
+            if kind == "text":
+                items.append({"kind": "message", "role": role, "text": _field(block, "text", spot, str)})
+            elif kind == "tool_use" and role == "assistant":
+                tool_input = block.get("input")
+                if not isinstance(tool_input, dict):
+                    raise AnthropicError(f"{spot}.tool_use.input: Input should be a valid dictionary")
+                call_id = _field(block, "id", spot, str)
+                items.append({"kind": "call", "call_id": call_id, "name": _field(block, "name", spot, str),
+                              "arguments": json.dumps(tool_input, ensure_ascii=False)})
+                uses.append(call_id)
+            elif kind == "tool_result" and role == "user":
+                call_id = _field(block, "tool_use_id", spot, str)
+                if call_id not in previous_uses:
+                    raise AnthropicError(f"{spot}: unexpected `tool_use_id` found in `tool_result` blocks: {call_id}. "
+                                         "Each `tool_result` block must have a corresponding `tool_use` block in "
+                                         "the previous message.")
+                answered.add(call_id)
+                items.append({"kind": "output", "call_id": call_id, "text": _result_text(block, spot)})
+            elif kind is None or kind not in ("image", "document", "thinking", "redacted_thinking"):
+                raise AnthropicError(f"{spot}: Input tag '{kind}' found using 'type' does not match any of the "
+                                     "expected tags for this message role")
+        if missing := [call_id for call_id in previous_uses if call_id not in answered]:
+            _unanswered(i - 1, missing)
+        previous_uses = uses
+    if previous_uses:
+        _unanswered(len(body["messages"]) - 1, previous_uses)
+    return items
+
+
+def _unanswered(index: int, ids: list[str]) -> None:
+    """Raises: AnthropicError, the API's words for tool_use blocks with no tool_result after them."""
+    raise AnthropicError(f"messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately "
+                         f"after: {', '.join(ids)}. Each `tool_use` block must have a corresponding `tool_result` "
+                         "block in the next message.")
+
+
+def _policy(body: dict) -> tuple[str, list[dict], bool]:
+    """`tools` and `tool_choice` ({"type": "auto"|"any"|"tool"|"none"}) as the planner reads them."""
+    tools = []
+    for i, tool in enumerate(_field(body, "tools", "", list, optional=True) or []):
+        if not isinstance(tool, dict):
+            raise AnthropicError(f"tools.{i}: Input should be a valid dictionary")
+        if tool.get("type") in (None, "custom"):
+            tools.append({"type": "function", "name": _field(tool, "name", f"tools.{i}", str),
+                          "description": tool.get("description") or "",
+                          "parameters": _field(tool, "input_schema", f"tools.{i}", dict),
+                          "strict": tool.get("strict") is True})
+    choice = _field(body, "tool_choice", "", dict, optional=True) or {"type": "auto"}
+    kind = _field(choice, "type", "tool_choice", str)
+    flat_choice: Any = {"auto": "auto", "any": "required", "none": "none"}.get(kind)
+    if kind == "tool":
+        flat_choice = {"type": "function", "name": _field(choice, "name", "tool_choice", str)}
+    if flat_choice is None:
+        raise AnthropicError("tool_choice: Input tag '{kind}' found using 'type' does not match any of the expected "
+                             "tags: 'auto', 'any', 'tool', 'none'".replace("{kind}", kind))
+    try:
+        flat = {"tools": tools, "tool_choice": flat_choice}
+        mode, allowed = _tool_policy(flat, _parse_tools(flat))
+    except BadRequest as error:  # the shared checks (a schema that is no JSON Schema, an unknown tool name)
+        raise AnthropicError(error.message) from None
+    return mode, allowed, choice.get("disable_parallel_tool_use") is not True
+
+
+def anthropic_message(body: dict) -> dict:
+    """Answer one non-streamed `POST /v1/messages` body with a Message JSON dict.
+
+    Raises:
+        AnthropicError: the body is malformed, as the real API would reject it.
+    """
+    if not isinstance(body, dict):
+        raise AnthropicError("Input should be a valid dictionary")
+    try:
+        check_json(body)
+    except BadRequest as error:
+        raise AnthropicError(error.message) from None
+    model = _field(body, "model", "", str)
+    _field(body, "max_tokens", "", int)  # required by the real API, unlike Responses and Chat
+    metadata = _field(body, "metadata", "", dict, optional=True)
+    items = _parse_messages(body)
+    mode, allowed, parallel = _policy(body)
+    seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    plan = _decide(items, mode, allowed, parallel, _persona(metadata))
+    content = [{"type": "text", "text": step[1], "citations": None} for step in plan if step[0] == "message"]
+    content += [{"type": "tool_use", "id": f"toolu_{_hex(seed, f'toolu{i}', 24)}", "name": step[1], "input": step[2]}
+                for i, step in enumerate(plan) if step[0] == "call"]  # text first, as Claude writes it
+    produced = json.dumps(content, ensure_ascii=False)
+    return {"id": f"msg_{_hex(seed, 'msg', 24)}", "type": "message", "role": "assistant", "model": model,
+            "content": content, "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": _tokens(seed), "output_tokens": _tokens(produced),
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard"}}
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def message_events(body: dict) -> list[dict]:
+    """The same answer as `anthropic_message`, as the events a stream sends.
+
+    Raises:
+        AnthropicError: the body is malformed (before any event: a real stream answers 400 too).
+    """
+    whole = anthropic_message(body)
+    start = {**whole, "content": [], "stop_reason": None, "usage": {**whole["usage"], "output_tokens": 1}}
+    events: list[dict] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(whole["content"]):
+        if block["type"] == "text":
+            opened, deltas = {"type": "text", "text": "", "citations": None}, [
+                {"type": "text_delta", "text": piece} for piece in _pieces(block["text"], 16)]
+        else:
+            opened = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": piece}
+                      for piece in _pieces(json.dumps(block["input"], ensure_ascii=False), 8)]
+        events.append({"type": "content_block_start", "index": index, "content_block": opened})
+        events += [{"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas]
+        events.append({"type": "content_block_stop", "index": index})
+    events.append({"type": "message_delta", "delta": {"stop_reason": whole["stop_reason"], "stop_sequence": None},
+                   "usage": {"output_tokens": whole["usage"]["output_tokens"]}})
+    events.append({"type": "message_stop"})
+    return events
+
+
+def message_sse(body: dict) -> bytes:
+    """The stream's bytes: `event: <type>` and `data: {event}` for each event."""
+    return "".join(f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n"
+                   for event in message_events(body)).encode("utf-8")
