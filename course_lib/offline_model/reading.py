@@ -1,8 +1,10 @@
 """Understanding a file-read request: which files, which lines, and which declared tool reads them.
 
-Paths and line ranges ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行")
-come from the latest user message; the reader is a declared function tool that reads a file's text,
-with a property that takes the path. Arguments follow that tool's own schema.
+Paths and line ranges ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行",
+"最后三行", "第一行", "a.txt 和 b.txt 的前 3 行") come from the latest user message, in English or
+Chinese (counts as digits or as the numerals 一 … 二十 and 两; a path is ASCII); the reader is a
+declared function tool that reads a file's text, with a property that takes the path. Arguments
+follow that tool's own schema.
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ _RANGES = [  # (kind, pattern); the number is group 1, a missing number means 1 
     ("tail", re.compile(rf"\btail\s*(?:-n|=|:)?\s*{_NUM}\b", re.I)),
     ("head", re.compile(r"\b(?:first|top|opening)\s+line\b()", re.I)),
     ("tail", re.compile(r"\b(?:last|final|bottom)\s+line\b()", re.I)),
-    ("head", re.compile(rf"(?:前|开头)\s*{_NUM}\s*行")),
-    ("tail", re.compile(rf"(?:最后|后|末尾|结尾)\s*{_NUM}\s*行")),
+    ("head", re.compile(rf"(?:最前面|前面|开头|头|前)\s*{_NUM}\s*行")),
+    ("tail", re.compile(rf"(?:最后|倒数|最末|后面|末尾|结尾|后)\s*{_NUM}\s*行")),
+    ("head", re.compile(r"第\s*(?:一|1)\s*行()")),  # "第一行": the first line ("第三行" is not a head count)
 ]
+# "a.txt 和 b.txt 的前 3 行": a range after paths joined by 和/、 is for each of them
+_ZH_JOINED = re.compile(r"\s*(?:和|与|跟|及|以及|、)\s*")
 # "show me 10 lines of a.txt" reads from the top; "it has 30 lines" is not a request
 _BARE_COUNT = re.compile(
     rf"\b(?:show|read|print|display|give|see|view|need|want)\s+(?:me\s+)?(?:just\s+|only\s+)?{_NUM}\s+lines?\b", re.I
@@ -36,7 +41,7 @@ _CLAUSE_BREAK = re.compile(r"[;,\n。，；！？!?]|\.(?=\s|$)|\s(?:and|then|pl
 _PATH_RUN = re.compile(r"[A-Za-z0-9_./~-]+")  # ASCII only, so "读取notes.txt前20行" still splits
 _FILE_NAME = re.compile(r"[A-Za-z0-9_.~-]*[A-Za-z0-9_~-]\.[A-Za-z][A-Za-z0-9]{0,7}")
 _FILE_INTENT = re.compile(
-    r"\b(?:read|show|open|display|print|cat|view|contents?|lines?|files?)\b|读|查看|显示|打开|文件", re.I
+    r"\b(?:read|show|open|display|print|cat|view|contents?|lines?|files?)\b|读|查看|看看|显示|打开|文件|内容|全文|行", re.I
 )
 
 
@@ -109,6 +114,9 @@ def _extract_reads(text: str) -> list[tuple[str, str | None, int | None]]:
         targets = [path for path, found in ranges.items() if not found]
         for path in targets or [min(paths, key=lambda p: _gap(p[:2], (start, end)))[2]]:
             ranges[path].append((start, kind, n))
+    for (_, end, first), (start, _, second) in reversed(list(zip(paths, paths[1:]))):
+        if not ranges[first] and _ZH_JOINED.fullmatch(text[end:start]) and ranges[second] and first != second:
+            ranges[first] = [read for read in ranges[second] if read[0] > start] or ranges[first]
     reads = []
     for path, found in ranges.items():
         for read in [(path, kind, n) for _, kind, n in sorted(found)] or [(path, None, None)]:
