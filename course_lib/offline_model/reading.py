@@ -27,8 +27,8 @@ _RANGES = [  # (kind, pattern); the number is group 1, a missing number means 1 
     ("tail", re.compile(rf"\btail\s*(?:-n|=|:)?\s*{_NUM}\b", re.I)),
     ("head", re.compile(r"\b(?:first|top|opening)\s+line\b()", re.I)),
     ("tail", re.compile(r"\b(?:last|final|bottom)\s+line\b()", re.I)),
-    ("head", re.compile(rf"(?:最前面|前面|开头|头|前)\s*{_NUM}\s*行")),
-    ("tail", re.compile(rf"(?:最后|倒数|最末|后面|末尾|结尾|后)\s*{_NUM}\s*行")),
+    ("head", re.compile(rf"(?:最前面|前面|开头|头|前)\s*的?\s*{_NUM}\s*行")),
+    ("tail", re.compile(rf"(?:最后|倒数|最末|后面|末尾|结尾|后)\s*的?\s*{_NUM}\s*行")),
     ("head", re.compile(r"第\s*(?:一|1)\s*行()")),  # "第一行": the first line ("第三行" is not a head count)
 ]
 # "a.txt 和 b.txt 的前 3 行": a range after paths joined by 和/、 is for each of them

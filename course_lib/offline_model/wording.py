@@ -35,9 +35,9 @@ _TEXT: dict[str, dict[str, str]] = {
     # ---- a result ----
     "read_ok": {"en": "Here {be} {what}, as returned by {tool}:\n\n{text}", "zh": "以下是 {what}，由 {tool} 返回：\n\n{text}"},
     "returned": {"en": "Here is what {tool} returned for {target}:\n\n{text}",
-                 "zh": "以下是 {tool} 针对 {target} 返回的内容：\n\n{text}"},
-    "change_to": {"en": "the change to {path}", "zh": "对 {path} 的修改"},
-    "no_text": {"en": "{tool} returned no text for {target}.", "zh": "{tool} 没有针对 {target} 返回任何文本。"},
+                 "zh": "以下是 {tool} 针对 {target}返回的内容：\n\n{text}"},
+    "change_to": {"en": "the change to {path}", "zh": "{path} 的修改"},
+    "no_text": {"en": "{tool} returned no text for {target}.", "zh": "{tool} 没有针对 {target}返回任何文本。"},
     "asked_read": {"en": "when asked for {what}", "zh": "在被要求读取 {what}时"},
     "asked_args": {"en": "for {arguments}", "zh": "在处理参数 {arguments} 时"},
     "asked_change": {"en": "when asked to change {path}", "zh": "在被要求修改 {path} 时"},
