@@ -98,6 +98,12 @@ REQUESTS = [  # (request, [(path, head, tail)]) with the default reader (head/ta
     ("读一下 config.yaml，第 1 行就够了", [("config.yaml", 1, None)]),
     ("查看 ~/data/log.txt 的前 十九 行", [("~/data/log.txt", 19, None)]),
     ("查看 /workspace/notes.txt 的前１６行", [(P, 16, None)]),  # full-width digits
+    ("读取 /workspace/notes.txt 的前三十行", [(P, 30, None)]),  # numerals past 二十 too
+    ("读取 a.txt 的前 5 行和 b.txt 的最后二十五行", [("a.txt", 5, None), ("b.txt", None, 25)]),
+    ("显示 /workspace/notes.txt 的 10 行", [(P, 10, None)]),  # a bare count reads from the top
+    ("读 /workspace/notes.txt，只要 3 行", [(P, 3, None)]),
+    ("/workspace/notes.txt 有 30 行，读前 5 行", [(P, 5, None)]),  # "has 30 lines" is not a request
+    ("读取 /workspace/notes.txt 的第三行", [(P, None, None)]),  # line N (N > 1) is no head/tail: read whole
 ]
 
 

@@ -18,8 +18,10 @@ _NUMBER_WORDS = dict(zip("one two three four five six seven eight nine ten eleve
                          "fifteen sixteen seventeen eighteen nineteen twenty".split(), range(1, 21)))
 _NUMBER_WORDS |= dict(zip("一 二 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六 十七 十八 十九 二十".split(), range(1, 21)))
 _NUMBER_WORDS["两"] = 2
-# longest words first, so that "十二" is not read as "十"
-_NUM = "(\\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+# Chinese numerals 一 … 九十九 ("十二", "二十五", "三十"), then the words, longest first ("twelve" before "two")
+_ZH_NUM = "[一二两三四五六七八九]?十[一二三四五六七八九]?|[一二两三四五六七八九]"
+_NUM = "(\\d+|" + _ZH_NUM + "|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
 _RANGES = [  # (kind, pattern); the number is group 1, a missing number means 1 ("the first line")
     ("head", re.compile(rf"\b(?:first|top|opening|initial|leading)\s+{_NUM}\b", re.I)),
     ("tail", re.compile(rf"\b(?:last|final|bottom|ending|closing|trailing)\s+{_NUM}\b", re.I)),
@@ -37,6 +39,8 @@ _ZH_JOINED = re.compile(r"\s*(?:和|与|跟|及|以及|、)\s*")
 _BARE_COUNT = re.compile(
     rf"\b(?:show|read|print|display|give|see|view|need|want)\s+(?:me\s+)?(?:just\s+|only\s+)?{_NUM}\s+lines?\b", re.I
 )
+# "显示 a.txt 的 10 行", "只要 3 行" (the path is blanked out by then, so [\s的]* spans it); "它有 30 行" is not one
+_BARE_COUNT_ZH = re.compile(rf"(?:显示|读取|读|查看|看看|看|打印|只要|只看|只读|给我)[\s的]*{_NUM}\s*行")
 _CLAUSE_BREAK = re.compile(r"[;,\n。，；！？!?]|\.(?=\s|$)|\s(?:and|then|plus|also)\s|和|以及|然后|再", re.I)
 _PATH_RUN = re.compile(r"[A-Za-z0-9_./~-]+")  # ASCII only, so "读取notes.txt前20行" still splits
 _FILE_NAME = re.compile(r"[A-Za-z0-9_.~-]*[A-Za-z0-9_~-]\.[A-Za-z][A-Za-z0-9]{0,7}")
@@ -46,8 +50,15 @@ _FILE_INTENT = re.compile(
 
 
 def _number(token: str) -> int:
-    """"20" → 20, "five" → 5, "十二" → 12, "" → 1 ("the first line")."""
-    return int(token) if token.isdigit() else _NUMBER_WORDS.get(token.lower(), 1)
+    """"20" → 20, "five" → 5, "十二" → 12, "三十五" → 35, "" → 1 ("the first line")."""
+    if token.isdigit():
+        return int(token)
+    if token in _NUMBER_WORDS or token.lower() in _NUMBER_WORDS:
+        return _NUMBER_WORDS[token.lower()]
+    tens, ten, ones = token.partition("十")
+    if ten:
+        return _ZH_DIGITS.get(tens, 1) * 10 + _ZH_DIGITS.get(ones, 0)
+    return _ZH_DIGITS.get(token, 1)
 
 
 def _find_paths(text: str) -> list[tuple[int, int, str]]:
@@ -72,7 +83,7 @@ def _find_ranges(masked: str) -> list[tuple[int, int, str, int]]:
             if not taken & set(range(*m.span())):
                 ranges.append((m.start(), m.end(), kind, _number(m.group(1))))
                 taken |= set(range(*m.span()))
-    for m in _BARE_COUNT.finditer(masked):
+    for m in [*_BARE_COUNT.finditer(masked), *_BARE_COUNT_ZH.finditer(masked)]:
         if not taken & set(range(*m.span())):
             ranges.append((m.start(), m.end(), "head", _number(m.group(1))))
     return sorted(ranges)
