@@ -366,3 +366,15 @@ def test_every_table_entry_maps_to_words_the_notes_search_can_match():
     for chinese, english in ZH_TERMS.items():
         assert english and english.isascii() and chinese == chinese.strip(), chinese
         assert key_terms(chinese), chinese
+
+
+def test_the_evaluation_reads_the_chinese_sources_line_and_evidence_missing(client, index):
+    from course_lib.evaluation import cited_sources, citation_problems, says_evidence_missing
+
+    final = talk(client, "幂等键为什么重要？", NOTE_TOOLS, Notes(index))[-1].output_text
+    cited = cited_sources(final)
+    assert "/notes/idempotency.md" in cited
+    read = {path: (notes_dir() / path.removeprefix("/notes/")).read_text() for path in cited}
+    assert citation_problems(final, read) == [] and not says_evidence_missing(final)
+    assert cited_sources("根据你的笔记：\n- x [/notes/a.md]\n\n来源：/notes/a.md、/notes/b.md") == ["/notes/a.md", "/notes/b.md"]
+    assert says_evidence_missing("证据不足：在你的笔记中搜索 'x' 没有找到匹配的笔记。我不会凭记忆回答。")
