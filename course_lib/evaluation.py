@@ -71,7 +71,7 @@ RECOVERABLE_CODES = frozenset({"INVALID_INPUT", "NOT_FOUND", "TIMEOUT", "UPSTREA
 RETRY_BOUND = 2  # a failed call may be repeated unchanged at most this many times
 TURN_BUDGET = 5  # more model requests than this for one question counts as "too many rounds"
 TIME_BUCKETS = ((2.0, "< 2 s"), (10.0, "2–10 s"), (60.0, "10–60 s"), (float("inf"), "≥ 60 s"))
-_SOURCES = re.compile(r"^Sources:[ \t]*(.*)$", re.M)
+_SOURCES = re.compile(r"^(?:Sources:|来源：)[ \t]*(.*)$", re.M)  # the offline model's English or Chinese line
 _QUOTE = re.compile(r"^- (.+) \[(/[^\]\s]+)\][ \t]*$", re.M)
 
 
@@ -319,7 +319,7 @@ def cited_sources(answer: str | None) -> list[str]:
     """The paths an answer cites: its `Sources:` line and the `[path]` after each quoted sentence."""
     if not answer:
         return []
-    listed = [p.strip() for match in _SOURCES.finditer(answer) for p in match.group(1).split(",") if p.strip()]
+    listed = [p.strip() for match in _SOURCES.finditer(answer) for p in re.split("[,、]", match.group(1)) if p.strip()]
     tagged = [path for _, path in _QUOTE.findall(answer)]
     return list(dict.fromkeys(listed + tagged))
 
@@ -336,7 +336,8 @@ def citation_problems(answer: str | None, read: dict[str, str]) -> list[str]:
 def says_evidence_missing(answer: str | None) -> bool:
     """The answer says the notes cannot support it (the offline model's wording, or a close one)."""
     text = (answer or "").lower()
-    return EVIDENCE_MISSING.lower() in text or "evidence is missing" in text or "not in your notes" in text
+    return (EVIDENCE_MISSING.lower() in text or "evidence is missing" in text or "not in your notes" in text
+            or "证据不足" in text)  # fmt: skip
 
 
 def completion_problems(trace: TaskTrace) -> list[str]:

@@ -53,6 +53,16 @@ Answer formats (notebooks may rely on them; P is the path, T the tool name, read
 - several results: one paragraph each, in input order, separated by a blank line.
 - no path: "Which file should I read? Please give me its path; I won't guess one."
 
+Chinese (简体中文). The model understands a Chinese request as it does an English one ("读取 a.txt 的
+前 5 行和 b.txt 的最后 3 行", "a.txt 和 b.txt 的前十行", "第一行", "倒数两行", "整个文件", "用 ref 服务器的工具";
+counts as digits or 一 … 二十 and 两) and answers in the language of the latest user message (Chinese
+when it holds Chinese characters outside `code`; paths are ASCII). Every format above has a twin,
+quoting the same output and refusing the same guesses (`wording`: one table of both languages):
+"以下是 P 的前 N 行，由 T 返回：" (… 的最后 N 行 / 的第一行 / 的最后一行 / 的全部内容), "T 没有针对 … 返回任何文本。",
+"工具 T 在被要求读取 P 的前 N 行时报告了错误。" with "错误代码：C", "错误信息：M", "我没能读取这个文件，所以不会对它
+的内容作任何说明。" and "下一步：…"; writes "以下是 T 针对 P 的修改返回的内容：", "修改没有完成：什么都没有保存。";
+no path "要读取哪个文件？请告诉我它的路径；我不会猜测路径。". Error codes, tool names and paths stay as they are.
+
 The notes assistant (capstone). When the declared tools include a search tool — one with a
 `query` string property, e.g. `search_notes` or `notes__search_notes` — and the request names no
 file (a file-read request keeps every behaviour above), the model makes the assistant's moves:
@@ -77,6 +87,15 @@ file (a file-read request keeps every behaviour above), the model makes the assi
    except a required idempotency key a host did not hide from it (`idempotency_key`, as the notes
    server declares it over MCP): that gets a fresh key made from the tool and the other values
    ("key-" + 24 hex digits), so the same proposal sent again carries the same key.
+
+A Chinese question gets the same moves over the same English notes: its key terms go through a
+small, explicit bilingual table of the course's concepts (`terms.ZH_TERMS`: 幂等键 → idempotency key,
+批准 → approval, 重试 → retries, …), so the search `query` is English; a Chinese stretch the table
+does not know is kept as written and, absent from the notes, counts as not mentioned. (A real model
+translates the query itself; the table is the offline model's stand-in and knows only what it lists.)
+The answer is "根据你的笔记：", the same verbatim sentences "- <sentence> [<path>]", then "来源：<paths>";
+or "证据不足：<why>。我不会凭记忆回答。"; gaps: "我建议保存这个学习缺口，等你批准后再保存：…", then
+"已将学习缺口保存为记录 <id>。". Gap requests in Chinese: "哪里理解得不完整", "保存一个学习缺口", "薄弱", "没掌握".
 
 Personas (for the prompt-injection demo; the switch is a real request field, so it shows in the
 request body): by default the model is *careful* — tool output is data it quotes, never an

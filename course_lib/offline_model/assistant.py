@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from course_lib.offline_model.assistant_answer import EVIDENCE_MISSING, _final_moves
+from course_lib.offline_model.assistant_answer import _final_moves
 from course_lib.offline_model.assistant_calls import (
     _Done,
     _done,
@@ -19,13 +19,14 @@ from course_lib.offline_model.assistant_calls import (
     _note_reader,
     _search_tool,
 )
-from course_lib.offline_model.reading import _path_property
+from course_lib.offline_model.reading import _NUM, _number, _path_property
 from course_lib.offline_model.terms import key_terms
+from course_lib.offline_model.wording import language, say
 
 _ASKED_LIMIT = re.compile(r"\b(?:top|up to|at most)\s+(\d+)\s+(?:notes?|results?|hits?|matches)\b", re.I)
 _BOUND = re.compile(r"\b([A-Za-z_]+): must be ([≤≥]) (-?\d+)")  # the app's INVALID_INPUT wording
-CHAT_REPLY = ("I answer questions from your notes: name a topic and I will search them, read the best "
-              "matches and cite the notes I used. There is nothing to look up in this message, so I called no tool.")  # fmt: skip
+_ASKED_LIMIT_ZH = re.compile(rf"(?:前|最多|至多|不超过)\s*{_NUM}\s*(?:条|篇|个)")  # "前 3 条笔记", "最多五个结果"
+CHAT_REPLY = say("chat_reply", "en")
 
 
 def _search_again(last: _Done, searches: list[_Done]) -> dict | None:
@@ -54,23 +55,23 @@ def _assistant_plan(text: str, turn: list[dict], tools: list[dict], mode: str, p
     search = _search_tool(tools)
     if search is None:
         return None
-    terms = key_terms(text)
+    terms, lang = key_terms(text), language(text)
     if not terms and not any(item["kind"] == "call" for item in turn):
-        return None if mode == "required" else [("message", CHAT_REPLY)]  # chit-chat: nothing to look up
+        return None if mode == "required" else [("message", say("chat_reply", lang))]  # chit-chat: nothing to look up
     reader, writer = _note_reader(tools), _gap_writer(tools)
     done = _done(turn, search, reader, writer)
     searches = [step for step in done if step.kind == "search"]
     if not searches:
-        limit = _ASKED_LIMIT.search(text)
-        values = {"query": " ".join(terms), **({"limit": int(limit.group(1))} if limit else {})}
+        limit = _ASKED_LIMIT.search(text) or _ASKED_LIMIT_ZH.search(text)
+        values = {"query": " ".join(terms), **({"limit": _number(limit.group(1))} if limit else {})}
         return [("call", search["name"], _fill(search, values))]
     last = searches[-1]
     if not last.ok:
         again = _search_again(last, searches)
         if again is not None:
             return [("call", search["name"], again)]
-        return [("message", f"{EVIDENCE_MISSING}: {search['name']} failed ({last.code}: {last.message}), so I "
-                 "could not look at your notes. I won't answer from memory.")]  # fmt: skip
+        why = say("search_failed", lang, tool=search["name"], code=last.code, message=last.message)
+        return [("message", say("evidence", lang, missing=say("evidence_missing", lang), reasons=why))]
     path_key = _path_property(reader) if reader else None
     reads = [step for step in done if step.kind == "read"]
     read_ok = {step.data.get("path") or step.arguments.get(path_key): step.data

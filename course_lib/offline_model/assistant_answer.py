@@ -12,13 +12,14 @@ from course_lib.offline_model.answers import _write_not_done
 from course_lib.offline_model.assistant_calls import _Done, _fill, _hits
 from course_lib.offline_model.reading import _path_property
 from course_lib.offline_model.terms import _stem, _stems
+from course_lib.offline_model.wording import language, say
 
 _GAP_REQUEST = re.compile(
     r"\bgaps?\b|\bincomplete\b|\bweak (?:spots?|points?|areas?)\b|\b(?:don'?t|do not) (?:yet )?know\b"
-    r"|\bhaven'?t (?:yet )?(?:learned|mastered)\b|薄弱|缺口|不完整|没掌握", re.I)  # fmt: skip
+    r"|\bhaven'?t (?:yet )?(?:learned|mastered)\b|薄弱|缺口|不完整|没掌握|没有掌握|不懂|不太懂|不清楚", re.I)  # fmt: skip
 _STUB_LINE = re.compile(r"^[ \t]*(?:TODO|TBD)\b.*$", re.M)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"(])")
-EVIDENCE_MISSING = "The evidence is missing"
+EVIDENCE_MISSING = say("evidence_missing", "en")
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,9 @@ def _sentences(text: str) -> list[str]:
 
 def _final_moves(text: str, terms: list[str], done: list[_Done], last: _Done, read_ok: dict, reader: dict | None,
                  writer: dict | None) -> list[tuple]:  # fmt: skip
-    """Answer from the notes read (or say the evidence is missing); then, if asked, the gap."""
+    """Answer from the notes read (or say the evidence is missing); then, if asked, the gap. In the
+    language of the request; the quoted sentences stay verbatim, in the notes' own language."""
+    lang = language(text)
     notes = [_ReadNote(path, str(data.get("title") or path), str(data.get("text") or "")) for path, data in read_ok.items()]
     usable = [note for note in notes if note.todo is None]
     stubs = [note for note in notes if note.todo is not None]
@@ -56,26 +59,26 @@ def _final_moves(text: str, terms: list[str], done: list[_Done], last: _Done, re
     covered = [term for term in terms if _stem(term) in found]
     missing = [term for term in terms if _stem(term) not in found]
     if usable and len(covered) * 2 > len(terms):
-        body = _quoted_answer(terms, usable, missing, stubs)
+        body = _quoted_answer(terms, usable, missing, stubs, lang)
     else:
-        body = _missing_evidence(last, done, notes, stubs, missing, reader)
+        body = _missing_evidence(last, done, notes, stubs, missing, reader, lang)
     if writer is None or not _GAP_REQUEST.search(text):
         return [("message", body)]
     saves = [step for step in done if step.kind == "save"]
     if saves:
-        return [("message", f"{body}\n\n{_save_outcome(saves[-1])}")]
-    gap = _learning_gap(notes, stubs, missing, str(last.arguments.get("query", "")))
+        return [("message", f"{body}\n\n{_save_outcome(saves[-1], lang)}")]
+    gap = _learning_gap(notes, stubs, missing, str(last.arguments.get("query", "")), lang)
     if gap is None:
-        return [("message", f"{body}\n\nI found no learning gap to save: the notes I read cover the key terms "
-                 "of your question.")]  # fmt: skip
-    proposal = f"{body}\n\nI propose to save this learning gap, once you approve it: {gap['topic']}."
+        return [("message", f"{body}\n\n{say('no_gap', lang)}")]
+    proposal = f"{body}\n\n{say('propose_gap', lang, topic=gap['topic'])}"
     return [("message", proposal), ("call", writer["name"], _fill(writer, gap))]
 
 
-def _quoted_answer(terms: list[str], usable: list[_ReadNote], missing: list[str], stubs: list[_ReadNote]) -> str:
+def _quoted_answer(terms: list[str], usable: list[_ReadNote], missing: list[str], stubs: list[_ReadNote],
+                   lang: str = "en") -> str:  # fmt: skip
     """Up to two sentences per note that hold the most key terms, each tagged with its note."""
     wanted = {_stem(term) for term in terms}
-    lines, cited = ["From your notes:"], []
+    lines, cited = [say("from_notes", lang)], []
     for note in usable:
         sentences = _sentences(note.text)
         # The first sentence summarises the note, so it speaks about the title's terms too.
@@ -85,53 +88,58 @@ def _quoted_answer(terms: list[str], usable: list[_ReadNote], missing: list[str]
         lines += [f"- {sentences[i]} [{note.path}]" for i in best]
         cited += [note.path] if best else []
     if missing:
-        lines.append(f"Your notes do not mention: {', '.join(missing)}.")
-    lines += [f"{note.path} is only a stub, so I did not use it." for note in stubs]
-    return "\n".join(lines) + "\n\nSources: " + ", ".join(cited)
+        lines.append(say("notes_silent", lang, terms=say("list_sep", lang).join(missing)))
+    lines += [say("stub_unused", lang, path=note.path) for note in stubs]
+    return "\n".join(lines) + say("sources", lang, paths=say("list_sep", lang).join(cited))
 
 
 def _missing_evidence(last: _Done, done: list[_Done], notes: list[_ReadNote], stubs: list[_ReadNote],
-                      missing: list[str], reader: dict | None) -> str:  # fmt: skip
+                      missing: list[str], reader: dict | None, lang: str = "en") -> str:  # fmt: skip
     """Why the notes cannot support an answer, from what was actually searched and read."""
+    sep = say("list_sep", lang)
     reasons = []
     hits = _hits(last)
     if not hits:
-        reasons.append(f"searching your notes for {last.arguments.get('query')!r} found no matching note")
+        reasons.append(say("no_hits", lang, query=last.arguments.get("query")))
     elif reader is None:
-        reasons.append(f"the search found {', '.join(hit['path'] for hit in hits)}, but I have no tool to read them")
+        reasons.append(say("no_note_reader", lang, paths=sep.join(hit["path"] for hit in hits)))
     failed = [step for step in done if step.kind == "read" and not step.ok]
-    reasons += [f"I could not read {step.arguments.get(_path_property(reader) or 'path')} ({step.code})"
+    reasons += [say("read_failed", lang, path=step.arguments.get(_path_property(reader) or "path"), code=step.code)
                 for step in failed]  # fmt: skip
-    reasons += [f"{note.path} is only a stub ({note.todo!r})" for note in stubs]
+    reasons += [say("stub_reason", lang, path=note.path, todo=note.todo) for note in stubs]
     usable = [note.path for note in notes if note not in stubs]
     if usable and missing:
-        reasons.append(f"the notes I read ({', '.join(usable)}) do not mention {', '.join(missing)}")
-    return f"{EVIDENCE_MISSING}: {'; '.join(reasons) or 'nothing I read answers this'}. I won't answer from memory."
+        reasons.append(say("not_mentioned", lang, paths=sep.join(usable), terms=sep.join(missing)))
+    why = say("reason_sep", lang).join(reasons) or say("nothing_answers", lang)
+    return say("evidence", lang, missing=say("evidence_missing", lang), reasons=why)
 
 
-def _learning_gap(notes: list[_ReadNote], stubs: list[_ReadNote], missing: list[str], query: str) -> dict | None:
+def _learning_gap(notes: list[_ReadNote], stubs: list[_ReadNote], missing: list[str], query: str,
+                  lang: str = "en") -> dict | None:  # fmt: skip
     """A learning gap derived from what was read: a stub note, else key terms no note mentions."""
     if stubs:
         stub = stubs[0]
-        return {"topic": stub.title, "evidence": f"{stub.path} is only a stub: {stub.todo!r}",
-                "suggestion": f"Write the note {stub.title!r} in your own words, then ask me again to check it."}  # fmt: skip
+        return {"topic": stub.title, "evidence": say("gap_stub_evidence", lang, path=stub.path, todo=stub.todo),
+                "suggestion": say("gap_stub_suggestion", lang, title=stub.title)}  # fmt: skip
     if missing:
-        topic = ", ".join(missing)
+        sep = say("list_sep", lang)
+        topic = sep.join(missing)
         read = [note.path for note in notes]
-        where = f"the notes I read ({', '.join(read)}) never mention" if read else f"a search for {query!r} found nothing on"
-        return {"topic": topic, "evidence": f"{where} {topic}",
-                "suggestion": f"Add a short note on {topic}: what it is, when it matters, and one example."}  # fmt: skip
+        where = (say("gap_unread_evidence", lang, paths=sep.join(read), topic=topic) if read
+                 else say("gap_unfound_evidence", lang, query=query, topic=topic))  # fmt: skip
+        return {"topic": topic, "evidence": where, "suggestion": say("gap_suggestion", lang, topic=topic)}
     return None
 
 
-def _save_outcome(step: _Done) -> str:
+def _save_outcome(step: _Done, lang: str = "en") -> str:
     """What became of the proposed gap, from the save tool's real result: saved only when the
     result says so; a timeout leaves it unknown, so it is never reported as saved."""
     if step.ok and isinstance(step.data, dict) and "record_id" in step.data:
-        again = " It was already saved: the server returned the first record." if step.data.get("replayed") else ""
-        return f"Saved the learning gap as record {step.data['record_id']}.{again}"
+        again = say("replayed", lang) if step.data.get("replayed") else ""
+        return say("saved", lang, record_id=step.data["record_id"]) + again
     if step.code == "FORBIDDEN":
-        return f"I did not save the learning gap: {step.message}."
+        return say("save_forbidden", lang, message=step.message)
     if step.ok:  # a success without a record id: quote nothing as saved that the result does not show
-        return "The save tool answered without a record id, so I can't confirm the learning gap was saved."
-    return f"Saving the learning gap failed ({step.code or 'error'}): {step.message}\n{_write_not_done(step.code)}"
+        return say("save_no_record", lang)
+    return say("save_failed", lang, code=step.code or "error", message=step.message,
+               outcome=_write_not_done(step.code, lang))  # fmt: skip

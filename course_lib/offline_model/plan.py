@@ -21,10 +21,11 @@ from course_lib.offline_model.reading import (
     _latest_user_text,
     _path_property,
 )
+from course_lib.offline_model.wording import language, listed, say
 
 
-def _listed(paths: list[str]) -> str:
-    return " and ".join([", ".join(paths[:-1]), paths[-1]] if len(paths) > 1 else paths)
+def _listed(paths: list[str], lang: str = "en") -> str:
+    return listed(paths, lang)
 
 
 def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool, persona: str = "careful") -> list[tuple]:
@@ -68,7 +69,7 @@ def _plan(items: list[dict], mode: str, tools: list[dict], parallel: bool, perso
             # Still obliged to call, even with every result in: the same calls again (a loop that
             # keeps sending a forcing tool_choice never gets an answer; see loop.next_tool_choice).
             return _forced_calls(calls, forced or reader or tools[0], parallel)
-        return pending or [("message", _answer_from_outputs(items, outputs, tools))]
+        return pending or [("message", _answer_from_outputs(items, outputs, tools, language(text)))]
     if calls:
         return calls if parallel else calls[:1]
     if mode in ("required", "forced") and tools:
@@ -86,20 +87,16 @@ def _forced_calls(calls: list[tuple], tool: dict, parallel: bool) -> list[tuple]
 
 
 def _reply_without_call(text: str, mode: str, reader: dict | None, reads: list[tuple]) -> str:
-    """Plain text when no call is made: tools off, no reading tool, no path, or nothing to read."""
+    """Plain text when no call is made: tools off, no reading tool, no path, or nothing to read;
+    in the language of the request."""
+    lang = language(text)
     paths = list(dict.fromkeys(path for path, _, _ in reads))
-    contents = "what they contain" if len(paths) > 1 else "what it contains"
+    contents = say("contents_many" if len(paths) > 1 else "contents_one", lang)
     if paths and mode == "none":
-        return (f"To answer I would need to read {_listed(paths)} with a tool, but tool use is turned off for "
-                f'this request (tool_choice is "none"). I won\'t guess {contents}.')
+        return say("tools_off", lang, paths=_listed(paths, lang), contents=contents)
     if paths:
-        return (f"I can't read {_listed(paths)}: no file-reading tool is available for this request, and "
-                f"I won't guess {contents}.")
+        return say("no_reader", lang, paths=_listed(paths, lang), contents=contents)
     if reader and _FILE_INTENT.search(text):
-        return "Which file should I read? Please give me its path; I won't guess one."
-    if reader:
-        offer = (f"I can read a text file with {reader['name']}: tell me its path and, if you like, which lines "
-                 '(for example "the first 20 lines").')
-    else:
-        offer = "No file-reading tool is available for this request, so there is nothing I can look up."
-    return "I'm an offline teaching model: I follow fixed rules and only answer from what a tool returns. " + offer
+        return say("which_file", lang)
+    offer = say("offer_reader", lang, tool=reader["name"]) if reader else say("offer_none", lang)
+    return say("intro", lang) + offer

@@ -1,8 +1,10 @@
 """Understanding a file-read request: which files, which lines, and which declared tool reads them.
 
-Paths and line ranges ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行")
-come from the latest user message; the reader is a declared function tool that reads a file's text,
-with a property that takes the path. Arguments follow that tool's own schema.
+Paths and line ranges ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行",
+"最后三行", "第一行", "a.txt 和 b.txt 的前 3 行") come from the latest user message, in English or
+Chinese (counts as digits or as the numerals 一 … 二十 and 两; a path is ASCII); the reader is a
+declared function tool that reads a file's text, with a property that takes the path. Arguments
+follow that tool's own schema.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ _NUMBER_WORDS = dict(zip("one two three four five six seven eight nine ten eleve
                          "fifteen sixteen seventeen eighteen nineteen twenty".split(), range(1, 21)))
 _NUMBER_WORDS |= dict(zip("一 二 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六 十七 十八 十九 二十".split(), range(1, 21)))
 _NUMBER_WORDS["两"] = 2
-# longest words first, so that "十二" is not read as "十"
-_NUM = "(\\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+# Chinese numerals 一 … 九十九 ("十二", "二十五", "三十"), then the words, longest first ("twelve" before "two")
+_ZH_NUM = "[一二两三四五六七八九]?十[一二三四五六七八九]?|[一二两三四五六七八九]"
+_NUM = "(\\d+|" + _ZH_NUM + "|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
 _RANGES = [  # (kind, pattern); the number is group 1, a missing number means 1 ("the first line")
     ("head", re.compile(rf"\b(?:first|top|opening|initial|leading)\s+{_NUM}\b", re.I)),
     ("tail", re.compile(rf"\b(?:last|final|bottom|ending|closing|trailing)\s+{_NUM}\b", re.I)),
@@ -25,24 +29,36 @@ _RANGES = [  # (kind, pattern); the number is group 1, a missing number means 1 
     ("tail", re.compile(rf"\btail\s*(?:-n|=|:)?\s*{_NUM}\b", re.I)),
     ("head", re.compile(r"\b(?:first|top|opening)\s+line\b()", re.I)),
     ("tail", re.compile(r"\b(?:last|final|bottom)\s+line\b()", re.I)),
-    ("head", re.compile(rf"(?:前|开头)\s*{_NUM}\s*行")),
-    ("tail", re.compile(rf"(?:最后|后|末尾|结尾)\s*{_NUM}\s*行")),
+    ("head", re.compile(rf"(?:最前面|前面|开头|头|前)\s*的?\s*{_NUM}\s*行")),
+    ("tail", re.compile(rf"(?:最后|倒数|最末|后面|末尾|结尾|后)\s*的?\s*{_NUM}\s*行")),
+    ("head", re.compile(r"第\s*(?:一|1)\s*行()")),  # "第一行": the first line ("第三行" is not a head count)
 ]
+# "a.txt 和 b.txt 的前 3 行": a range after paths joined by 和/、 is for each of them
+_ZH_JOINED = re.compile(r"\s*(?:和|与|跟|及|以及|、)\s*")
 # "show me 10 lines of a.txt" reads from the top; "it has 30 lines" is not a request
 _BARE_COUNT = re.compile(
     rf"\b(?:show|read|print|display|give|see|view|need|want)\s+(?:me\s+)?(?:just\s+|only\s+)?{_NUM}\s+lines?\b", re.I
 )
+# "显示 a.txt 的 10 行", "只要 3 行" (the path is blanked out by then, so [\s的]* spans it); "它有 30 行" is not one
+_BARE_COUNT_ZH = re.compile(rf"(?:显示|读取|读|查看|看看|看|打印|只要|只看|只读|给我)[\s的]*{_NUM}\s*行")
 _CLAUSE_BREAK = re.compile(r"[;,\n。，；！？!?]|\.(?=\s|$)|\s(?:and|then|plus|also)\s|和|以及|然后|再", re.I)
 _PATH_RUN = re.compile(r"[A-Za-z0-9_./~-]+")  # ASCII only, so "读取notes.txt前20行" still splits
 _FILE_NAME = re.compile(r"[A-Za-z0-9_.~-]*[A-Za-z0-9_~-]\.[A-Za-z][A-Za-z0-9]{0,7}")
 _FILE_INTENT = re.compile(
-    r"\b(?:read|show|open|display|print|cat|view|contents?|lines?|files?)\b|读|查看|显示|打开|文件", re.I
+    r"\b(?:read|show|open|display|print|cat|view|contents?|lines?|files?)\b|读|查看|看看|显示|打开|文件|内容|全文|行", re.I
 )
 
 
 def _number(token: str) -> int:
-    """"20" → 20, "five" → 5, "十二" → 12, "" → 1 ("the first line")."""
-    return int(token) if token.isdigit() else _NUMBER_WORDS.get(token.lower(), 1)
+    """"20" → 20, "five" → 5, "十二" → 12, "三十五" → 35, "" → 1 ("the first line")."""
+    if token.isdigit():
+        return int(token)
+    if token in _NUMBER_WORDS or token.lower() in _NUMBER_WORDS:
+        return _NUMBER_WORDS[token.lower()]
+    tens, ten, ones = token.partition("十")
+    if ten:
+        return _ZH_DIGITS.get(tens, 1) * 10 + _ZH_DIGITS.get(ones, 0)
+    return _ZH_DIGITS.get(token, 1)
 
 
 def _find_paths(text: str) -> list[tuple[int, int, str]]:
@@ -67,7 +83,7 @@ def _find_ranges(masked: str) -> list[tuple[int, int, str, int]]:
             if not taken & set(range(*m.span())):
                 ranges.append((m.start(), m.end(), kind, _number(m.group(1))))
                 taken |= set(range(*m.span()))
-    for m in _BARE_COUNT.finditer(masked):
+    for m in [*_BARE_COUNT.finditer(masked), *_BARE_COUNT_ZH.finditer(masked)]:
         if not taken & set(range(*m.span())):
             ranges.append((m.start(), m.end(), "head", _number(m.group(1))))
     return sorted(ranges)
@@ -109,6 +125,9 @@ def _extract_reads(text: str) -> list[tuple[str, str | None, int | None]]:
         targets = [path for path, found in ranges.items() if not found]
         for path in targets or [min(paths, key=lambda p: _gap(p[:2], (start, end)))[2]]:
             ranges[path].append((start, kind, n))
+    for (_, end, first), (start, _, second) in reversed(list(zip(paths, paths[1:]))):
+        if not ranges[first] and _ZH_JOINED.fullmatch(text[end:start]) and ranges[second] and first != second:
+            ranges[first] = [read for read in ranges[second] if read[0] > start] or ranges[first]
     reads = []
     for path, found in ranges.items():
         for read in [(path, kind, n) for _, kind, n in sorted(found)] or [(path, None, None)]:

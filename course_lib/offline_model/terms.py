@@ -1,9 +1,22 @@
 """A question's key terms: its words minus stop words, chit-chat and numbers, matched by stem.
 
 The notes assistant searches with these terms and checks whether the notes it read mention them.
+
+Chinese has no spaces between words, and the course's notes are in English. So a Chinese question
+goes through a bridge: `ZH_TERMS`, a small, explicit bilingual table of the course's concepts
+(幂等键 → idempotency key, 批准 → approval, 重试 → retries, …; one Chinese term per concept as in
+`notebooks/zh-CN/GLOSSARY.md`, plus common variants). The question is cut by longest match against
+that table and a list of Chinese function words (`_ZH_STOP`); each concept found gives its English
+words, which go into the search `query` and are looked for in the notes. A run of two or more
+Chinese characters the table does not know stays a key term as written ("量子计算"): it is searched
+for and, absent from English notes, counted as not mentioned — so an unknown topic gets "evidence
+missing", never a guess. A real model translates the query itself; this table is the offline
+model's stand-in for that, and it knows only what is listed here.
 """
 
 from __future__ import annotations
+
+import re
 
 from course_lib.words import WORD as _WORD
 from course_lib.words import stem as _stem
@@ -27,6 +40,65 @@ _CHAT_WORDS = frozenset("""
 """.split())
 
 
+# Chinese concept → the English words the notes use for it (longest Chinese term wins).
+ZH_TERMS: dict[str, str] = {
+    "幂等键": "idempotency key", "幂等性键": "idempotency key", "幂等性": "idempotency", "幂等": "idempotency",
+    "批准": "approval", "审批": "approval", "审核": "approval", "同意": "consent",
+    "重试": "retries", "指数退避": "exponential backoff", "退避": "backoff", "抖动": "jitter", "超时": "timeout",
+    "并行调用": "parallel calls", "并发调用": "parallel calls", "并行": "parallel", "并发": "concurrently",
+    "严格模式": "strict mode", "提示词注入": "prompt injection", "提示注入": "prompt injection",
+    "流式工具调用": "streaming tool calls", "流式": "streaming", "增量": "deltas",
+    "智能体循环": "agent loop", "代理循环": "agent loop", "智能体": "agent", "代理": "agent",
+    "工作流": "workflow", "工具调用": "tool calls", "工具选择": "tool_choice",
+    "协议错误": "protocol errors", "工具错误": "tool errors", "错误": "errors",
+    "评估指标": "evaluation metrics", "评估": "evaluation", "指标": "metrics",
+    "规则": "rule", "值": "value", "结果": "result", "声明": "declaration", "参数": "arguments",
+    "副作用": "side effects", "写入": "write", "写操作": "write", "输出": "output", "上下文": "context",
+    "工具": "tool", "调用": "call", "模型": "model", "服务器": "server", "客户端": "client", "应用": "app",
+    "请求": "request", "响应": "response", "关联域": "correlation domains", "关联": "correlation",
+    "文本": "text", "返回": "returned", "保证": "guarantees", "数据": "data", "失败": "failures", "成功": "success",
+    "执行": "run", "运行": "run", "读取": "read", "文件": "file", "路径": "path", "键": "key", "写": "write",
+    "不可信": "untrusted", "指令": "instruction", "预算": "budget", "状态": "state", "停止条件": "stop condition",
+}  # fmt: skip
+# Chinese function words, question words and chit-chat: never key terms (the twin of _STOP_WORDS).
+_ZH_STOP = frozenset("""
+    什么 什么是 是 的 了 吗 呢 吧 啊 呀 么 我 你 他 她 它 我们 你们 他们 请 请问 帮我 帮 告诉 解释 一下 说明 介绍
+    讲讲 讲 说说 如何 怎么 怎样 怎么样 为什么 为何 哪里 哪儿 哪些 哪个 哪 谁 和 与 跟 及 以及 或 或者 还是 在 有
+    没有 没 不 要 会 能 能够 可以 应该 需要 这 那 这个 那个 这些 那些 之间 区别 差别 不同 有何 比较 对比 关于 笔记
+    中 里 上 时 时候 理解 得 完整 不完整 保存 一个 学习 缺口 薄弱 知道 掌握 意思 含义 重要 作用 用 用途 搜索 查找
+    找 总结 列出 给 看 几 条 篇 最 多 最多 前 个 对 把 被 让 就 都 也 还 又 再 很 更 做 原理 机制 如果 那么 因为 所以
+    但是 可是 地 着 过 你好 您好 谢谢 多谢 再见 好 早上好 晚上好 太好了 有用 记录 一 二 两 三 四 五 六 七 八 九 十
+    发生 关系 联系 影响 使用 区分 属于 为 能否 是否 时机 情况 场景 问题 事 东西 方面 部分 内容
+    之 其 而 并 且 从 到 向 当 该 此 每 各 哪一 对于 一些 一种 还有 具体 例子 举例 呢 嗯 下 吗 么 记 已 写
+""".split())
+_ZH_WORDS = {**dict.fromkeys(_ZH_STOP, ""), **ZH_TERMS}
+_ZH_LONGEST = max(map(len, _ZH_WORDS))
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def _chinese_terms(run: str) -> list[tuple[int, str]]:
+    """(offset, term) in a run of Chinese characters: concepts by longest match (as their English
+    words), stop words dropped, and any other stretch of two or more characters kept as written."""
+    found, i, unknown = [], 0, ""
+
+    def flush(at: int) -> None:
+        if len(unknown) > 1:
+            found.append((at - len(unknown), unknown))
+
+    while i < len(run):
+        word = next((run[i : i + n] for n in range(_ZH_LONGEST, 0, -1) if run[i : i + n] in _ZH_WORDS), None)
+        if word is None:
+            unknown += run[i]
+            i += 1
+            continue
+        flush(i)
+        unknown = ""
+        found += [(i, english) for english in _ZH_WORDS[word].split()]
+        i += len(word)
+    flush(i)
+    return found
+
+
 def _stems(text: str) -> set[str]:
     return {_stem(word) for word in _WORD.findall(text.lower())}
 
@@ -34,10 +106,14 @@ def _stems(text: str) -> set[str]:
 def key_terms(text: str) -> list[str]:
     """The question's key terms: its words minus stop words, chit-chat and numbers, one per stem.
 
-    "What is the difference between call_id and the MCP id?" → ["call_id", "mcp", "id"].
+    "What is the difference between call_id and the MCP id?" → ["call_id", "mcp", "id"];
+    "幂等键为什么重要？" → ["idempotency", "key"] (Chinese through `ZH_TERMS`, in the order written).
     """
+    lowered = text.lower()
+    words = [(m.start(), m.group()) for m in _WORD.finditer(lowered)]
+    words += [(m.start() + at, term) for m in _CJK_RUN.finditer(lowered) for at, term in _chinese_terms(m.group())]
     terms: dict[str, str] = {}
-    for word in _WORD.findall(text.lower()):
+    for _, word in sorted(words, key=lambda pair: pair[0]):
         if word not in _STOP_WORDS and word not in _CHAT_WORDS and not word.isdigit() and len(word) > 1:
             terms.setdefault(_stem(word), word)
     return list(terms.values())
