@@ -31,11 +31,11 @@ test-fast: $(VENV)/.installed  ## unit tests only, no notebooks
 
 notebooks: $(VENV)/.installed  ## re-execute every notebook in place, storing fresh outputs; then build and execute the zh-CN edition
 	cd notebooks && for nb in [0-9]*.ipynb; do \
-		../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
+		../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False --CoalesceStreamsPreprocessor.enabled=True "$$nb" \
 			&& ../$(BIN)/python ../.ci/stable_widget_ids.py "$$nb" || exit 1; done
 	$(BIN)/python tools/translations.py build
 	cd notebooks/zh-CN && for nb in $$(ls [0-9]*.ipynb 2>/dev/null); do \
-		../../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
+		../../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False --CoalesceStreamsPreprocessor.enabled=True "$$nb" \
 			&& ../../$(BIN)/python ../../.ci/stable_widget_ids.py "$$nb" || exit 1; done
 
 translations: $(VENV)/.installed  ## update every zh-CN catalog (notebooks/locale) from its English notebook
