@@ -16,6 +16,7 @@ from typing import Any
 from course_lib.offline_model.limits import apply_limit, max_output_tokens
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
+from course_lib.offline_model.reasoning import add_reasoning, check_input
 from course_lib.offline_model.request_params import check_parameters
 from course_lib.offline_model.state import chained_input, remember
 from course_lib.offline_model.validation import (
@@ -74,13 +75,14 @@ def respond(body: dict) -> dict:
         items = _parse_input({**body, "input": chained})
     mode, allowed = _tool_policy(body, _parse_tools(body))
     _check_pairs(items)
+    items = check_input(items)  # reasoning items passed back where a reasoning model needs them (reasoning.py)
     seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     plan = _decide(items, mode, allowed, parallel is not False, persona)
     output = [_output_item(entry, seed, i) for i, entry in enumerate(plan)]
     produced = "".join(part["text"] for item in output for part in item.get("content", []))
     produced += "".join(item.get("name", "") + item.get("arguments", "") for item in output)
     input_tokens, output_tokens = _tokens(seed), _tokens(produced)
-    return remember(body, chained, apply_limit({
+    return remember(body, chained, apply_limit(add_reasoning(body, f"rs_{_hex(seed, 'rs', 24)}", {
         "id": f"resp_{_hex(seed, 'resp', 24)}", "object": "response", "created_at": CREATED_AT,
         "status": "completed", "background": False, "completed_at": CREATED_AT, "error": None,
         "incomplete_details": None, "instructions": instructions, "max_output_tokens": None,
@@ -93,4 +95,4 @@ def respond(body: dict) -> dict:
         "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                   "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
                   "total_tokens": input_tokens + output_tokens},
-    }, limit))
+    }), limit))

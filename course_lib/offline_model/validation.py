@@ -141,7 +141,8 @@ def _parts_text(parts: list, where: str, known: tuple[str, ...], owner: tuple[st
 
 def _parse_input(body: dict) -> list[dict]:
     """Normalise `input` to items: {"kind": "message", role, text}, {"kind": "call", call_id, name,
-    arguments} or {"kind": "output", call_id, text}. Reasoning items are dropped.
+    arguments, id}, {"kind": "output", call_id, text} or {"kind": "reasoning", id, encrypted_content}
+    (checked and then dropped by `reasoning.check_input`).
 
     Raises:
         BadRequest: an item has a missing field, a wrong type, an unknown key or `type`, a content
@@ -180,13 +181,17 @@ def _parse_input(body: dict) -> list[dict]:
             items.append({"kind": "message", "role": role, "text": content})
         elif kind == "function_call":
             call = {key: _get(item, key, where, str) for key in ("call_id", "name", "arguments")}
-            items.append({"kind": "call", **call})
+            items.append({"kind": "call", **call, "id": item_id})
         elif kind == "function_call_output":
             output = _get(item, "output", where, (str, list))
             if isinstance(output, list):
                 output = _parts_text(output, f"{where}.output", _OUTPUT_PARTS, (kind, "output"))
             items.append({"kind": "output", "call_id": _get(item, "call_id", where, str), "text": output})
-        elif kind != "reasoning":  # reasoning items carry nothing this model uses
+        elif kind == "reasoning":  # the SDK's ResponseReasoningItemParam: id and summary are required
+            _get(item, "summary", where, list)
+            items.append({"kind": "reasoning", "id": _get(item, "id", where, str),
+                          "encrypted_content": _get(item, "encrypted_content", where, str, optional=True)})
+        else:
             supported = ["message", "function_call", "function_call_output", "reasoning"]
             raise _invalid_value(kind, f"{where}.type", supported)
     return items
