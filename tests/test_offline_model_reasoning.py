@@ -141,9 +141,9 @@ def test_stateless_the_encrypted_content_carries_the_reasoning(client):
     assert final.output[-1].type == "message"
 
 
-def test_stateless_a_reasoning_item_by_id_only_is_not_found():
-    # The real API answers 404 (openai.NotFoundError); `ItemNotFound.status` says so. The HTTP layer
-    # (server.py, not this module's) answers every BadRequest with 400 until it reads `status`.
+def test_stateless_a_reasoning_item_by_id_only_is_not_found(client):
+    # The real API answers 404 (openai.NotFoundError); `ItemNotFound.status` says so, and the HTTP
+    # layer sends that status.
     first_body = {"model": MODEL, "input": TASK, "tools": [TOOL], "store": False}
     output = respond(first_body)["output"]
     reasoning = {key: output[0][key] for key in ("id", "type", "summary")}  # encrypted_content dropped
@@ -155,6 +155,8 @@ def test_stateless_a_reasoning_item_by_id_only_is_not_found():
     assert caught.value.message == (f"Item with id '{reasoning['id']}' not found. Items are not persisted when "
                                     "`store` is set to false. Try again with `store` set to true, or remove this "
                                     "item from your input.")
+    with pytest.raises(openai.NotFoundError):
+        client.responses.create(**{**first_body, "input": context})
 
 
 def test_an_encrypted_content_the_model_did_not_write_is_refused(client):

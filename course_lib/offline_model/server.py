@@ -61,8 +61,8 @@ def handle(request: httpx.Request) -> httpx.Response:
         return _error(400, f"We could not parse the JSON body of your request: {exc}.")
     try:
         return _json_response(200, respond(body))
-    except BadRequest as exc:
-        return _json_response(400, exc.to_body())
+    except BadRequest as exc:  # a 400, or the status the error names (an unstored item: 404)
+        return _json_response(getattr(exc, "status", 400), exc.to_body())
 
 
 def offline_transport() -> httpx.MockTransport:
