@@ -252,8 +252,9 @@ def trace_call_id_swap() -> dict[str, Any]:
 
 
 def trace_error_as_success() -> dict[str, Any]:
-    """Broken: the app feeds back the text of every MCP result as it is, dropping `isError` — a
-    refusal reaches the model looking exactly like file content."""
+    """Broken: the app feeds back only the message of every MCP result, dropping `isError` and the
+    leading error code ("FORBIDDEN: ") — a refusal reaches the model looking exactly like file
+    content. (With the code left in, the model would still read the line as an error.)"""
     run = _Run()
     try:
         with _files_host() as host:
@@ -265,7 +266,7 @@ def trace_error_as_success() -> dict[str, Any]:
                 called = host.call(call.name, json.loads(call.arguments))
                 run.tool_call(_from_toolcall(call.call_id, call.name, call.arguments, called))
                 context.append({"type": "function_call_output", "call_id": call.call_id,
-                                "output": result_text(called.result)})  # ✗ isError dropped  # fmt: skip
+                                "output": result_text(called.result).partition(": ")[2]})  # ✗ isError, code dropped  # fmt: skip
             run.client.responses.create(**{**request, "input": context})
         report = "Security asks: the assistant says it showed the first lines of /etc/passwd. Did the sandbox fail?"
         return _trace("error_as_success", report, run)

@@ -152,7 +152,8 @@ ANSWERS: dict[str, Diagnosis] = {
     "error_as_success": Diagnosis(
         "E", "error classification",
         "the MCP response says isError true (FORBIDDEN: path is outside /workspace), but the output sent "
-        "back is that bare text — no ok: false, no code — so the model quoted it as file content",
+        "back is only its message (path is outside /workspace) — no ok: false, no code — so the model quoted it "
+        "as file content",
         "the sandbox worked; the failure was lost on the way back. Check that every failure reaches the model "
         "as a classified error ({ok: false, error: {code, retryable}}) before tuning retries or stop rules",
         {"H": "nothing over-reached: the server refused the read (isError true); the app dropped the refusal",

@@ -163,6 +163,16 @@ class ServerLog:
         return [e for e in self.entries if e.trace_id == trace_id]
 
 
+def _shown(value: Any) -> str:
+    """`value` as text for the record, whatever it is (its own __str__ may fail)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return str(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+
+
 class Refused(Exception):
     """Internal: a step refused the call with a normalized failure."""
 
@@ -187,23 +197,41 @@ class Executor:
     async def execute(
         self, call_id: str, name: str, arguments_text: Any, session: Session, *, allowed: Iterable[str] | None = None
     ) -> Execution:
-        """Execute one call. Never raises for anything the call or the tool did: every outcome is
-        a normalized result in `Execution.result`.
+        """Execute one call. Never raises for anything the call or the tool did, however malformed
+        (a name that is a list, None or a number; arguments that are not text; no valid session; a
+        permission check, handler or output that breaks): every outcome is a normalized result in
+        `Execution.result`. Only cancellation of the caller's own task propagates.
 
-        `allowed` narrows this turn's allowlist to some registered tools (default: all of them).
+        `allowed` narrows this turn's allowlist to some registered tools (default: all of them);
+        one name may be given as a string.
         """
-        execution = Execution(call_id, str(name), str(arguments_text), f"trace-{next(self._trace_numbers):04d}")
+        execution = Execution(call_id, _shown(name), _shown(arguments_text), f"trace-{next(self._trace_numbers):04d}")
         try:
             execution.result = success(await self._steps(execution, name, arguments_text, session, allowed))
         except Refused as refused:
             execution.steps.append(Step(refused.step, refused.result["error"]["code"]))
             execution.result = refused.result
+        except Exception as error:  # a bug on the app's side of the path: still a result, the detail in the log
+            self.log.record(execution, f"unexpected {type(error).__name__} in the execution layer: {error}")
+            message = f"the call could not be executed (internal error, see server log {execution.trace_id})"
+            execution.steps.append(Step("internal", "UPSTREAM_ERROR"))
+            execution.result = failure("UPSTREAM_ERROR", message, retryable=False)
         return execution
 
+    def _turn(self, allowed: Any) -> set[str]:
+        """This turn's allowlist: the registered tools, narrowed by `allowed` (names; one name as a
+        string; anything that is not a name is ignored, so a malformed `allowed` allows nothing)."""
+        if allowed is None:
+            return set(self.tools)
+        names = [allowed] if isinstance(allowed, str) else allowed if isinstance(allowed, Iterable) else []
+        return {n for n in names if isinstance(n, str)} & set(self.tools)
+
     async def _steps(self, ex: Execution, name: Any, text: Any, session: Session, allowed: Iterable[str] | None) -> Any:
-        turn = set(self.tools) if allowed is None else set(allowed) & set(self.tools)
-        if name not in turn:
-            raise Refused("allowlist", failure("INVALID_INPUT", f"unknown tool {str(name)[:64]!r}; available: {', '.join(sorted(turn)) or 'none'}"))
+        turn = self._turn(allowed)
+        if not isinstance(name, str) or name not in turn:  # a list or dict name would not even hash
+            shown = repr(name[:64]) if isinstance(name, str) else f"{_shown(name)[:64]} (a {type(name).__name__}, not a name)"
+            available = ", ".join(sorted(turn)) or "none"
+            raise Refused("allowlist", failure("INVALID_INPUT", f"unknown tool {shown}; available: {available}"))
         tool = self.tools[name]
         ex.steps.append(Step("allowlist", "ok"))
 
@@ -216,7 +244,14 @@ class Executor:
         ex.arguments = raw
         ex.steps.append(Step("schema", "ok"))
 
-        if not tool.permission(session, arguments):
+        if not isinstance(session, Session):
+            raise Refused("permission", failure("FORBIDDEN", f"no valid session: {tool.name} needs a logged-in caller"))
+        try:
+            permitted = bool(tool.permission(session, arguments))
+        except Exception as error:  # a broken permission check fails closed
+            self.log.record(ex, f"permission check raised {type(error).__name__}: {error}")
+            permitted = False
+        if not permitted:
             raise Refused("permission", failure("FORBIDDEN", f"this session may not call {tool.name} with these arguments"))
         ex.steps.append(Step("permission", "ok"))
 
@@ -266,7 +301,11 @@ class Executor:
             except ValidationError as error:
                 self.log.record(ex, f"output failed its schema: {error}")
                 raise Refused("output", failure("UPSTREAM_ERROR", f"{tool.name} returned data that does not match its output schema", retryable=False)) from None
-        size = len(json.dumps(data, ensure_ascii=False))
+        try:
+            size = len(json.dumps(data, ensure_ascii=False, allow_nan=False))
+        except (TypeError, ValueError, RecursionError) as error:  # a set, bytes, NaN, a cycle...: no JSON to send
+            self.log.record(ex, f"output is not JSON: {error}")
+            raise Refused("output", failure("UPSTREAM_ERROR", f"{tool.name} returned data that is not JSON", retryable=False)) from None
         if size > tool.max_output_chars:
             self.log.record(ex, f"output of {size} characters over the cap of {tool.max_output_chars}")
             raise Refused("output", failure("UPSTREAM_ERROR", f"{tool.name} returned {size} characters; the limit is {tool.max_output_chars}", retryable=False))

@@ -80,7 +80,7 @@ def test_error_as_success_drops_is_error():
     [call] = events("error_as_success", "tool_call")
     assert call["mcp"]["response"]["result"]["isError"] is True
     [output] = output_items("error_as_success", 2)
-    assert output["output"] == "FORBIDDEN: path is outside /workspace"
+    assert output["output"] == "path is outside /workspace"  # no isError, no code: nothing says it failed
     assert events("error_as_success", "model_response")[-1]["body"]["output"][0]["content"][0]["text"].startswith(
         "Here are the first 5 lines of /etc/passwd")
 

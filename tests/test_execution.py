@@ -175,3 +175,70 @@ def test_declarations_are_strict_function_tools():
     [decl] = make().declarations(only=["echo"])
     assert decl["strict"] is True and decl["parameters"]["required"] == ["text", "repeat"]
     assert decl["parameters"]["additionalProperties"] is False
+
+
+# ---- never raises, whatever the call ----------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                    max_leaves=12)  # fmt: skip
+NAMES = st.sampled_from(["echo", "save_note", "missing", "crash", "only_bob", "big", "liar", "nope", ""]) | JSON | st.binary(max_size=8)
+ARGUMENTS = st.builds(json.dumps, JSON) | JSON | st.binary(max_size=16) | st.sampled_from(
+    ['{"text": "hi"}', '{"text": "a", "text": "b"}', "{", "[]", '{"text": NaN}', '{"path": "/a", "content": "b"}'])
+SESSIONS = st.sampled_from([ALICE, Session("bob"), None, "alice", 42, {"user_id": "x"}])
+ALLOWED = st.none() | st.sampled_from(["echo", ["echo", "crash"], [["echo"]], 5, [None, {}], {"echo": 1}, ()])
+
+
+class Unprintable:
+    def __str__(self):
+        raise RuntimeError("no text for you")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(call_id=st.text(max_size=8) | JSON, name=NAMES, arguments=ARGUMENTS, session=SESSIONS, allowed=ALLOWED)
+def test_execute_never_raises_on_any_malformed_call(call_id, name, arguments, session, allowed):
+    ex = anyio.run(lambda: make().execute(call_id, name, arguments, session, allowed=allowed))
+    assert ex.result["ok"] in (True, False)
+    if not ex.ok:
+        assert ex.result["error"]["code"] in ("INVALID_INPUT", "FORBIDDEN", "NOT_FOUND", "APPROVAL_REQUIRED",
+                                              "TIMEOUT", "UPSTREAM_ERROR", "CONFLICT")  # fmt: skip
+    json.loads(ex.output)  # the model always gets JSON text back
+
+
+@pytest.mark.parametrize("name", [["echo"], None, 7, {"name": "echo"}, b"echo", Unprintable(), 1.5])
+def test_a_name_that_is_not_a_string_is_refused_at_the_allowlist(name):
+    ex = anyio.run(lambda: make().execute("call_1", name, '{"text": "hi"}', ALICE))
+    assert ex.error_code == "INVALID_INPUT" and steps(ex) == [("allowlist", "INVALID_INPUT")]
+    assert "unknown tool" in ex.result["error"]["message"]
+
+
+@pytest.mark.parametrize("arguments", [{"text": "hi"}, None, 5, ["{}"], b'{"text": "hi"}'])
+def test_arguments_that_are_not_text_are_refused_at_parse(arguments):
+    ex = anyio.run(lambda: make().execute("call_1", "echo", arguments, ALICE))
+    assert ex.error_code == "INVALID_INPUT" and steps(ex)[-1] == ("parse", "INVALID_INPUT")
+
+
+def test_no_valid_session_and_a_broken_permission_check_both_fail_closed():
+    ex = anyio.run(lambda: make().execute("call_1", "echo", '{"text": "hi"}', None))
+    assert ex.error_code == "FORBIDDEN" and steps(ex)[-1] == ("permission", "FORBIDDEN")
+
+    def broken(session, arguments):
+        raise KeyError("roles")
+
+    executor = Executor([Tool("echo", "Echo", EchoArgs, echo, permission=broken)])
+    ex = anyio.run(lambda: executor.execute("call_1", "echo", '{"text": "hi"}', ALICE))
+    assert ex.error_code == "FORBIDDEN" and "KeyError" in executor.log.for_trace(ex.trace_id)[0].detail
+
+
+def test_output_that_is_not_json_is_an_upstream_error_not_a_crash():
+    executor = Executor([Tool("odd", "Odd output", EchoArgs, lambda a, c: _const({1, 2}))])
+    ex = anyio.run(lambda: executor.execute("call_1", "odd", '{"text": "hi"}', ALICE))
+    assert ex.error_code == "UPSTREAM_ERROR" and steps(ex)[-1] == ("output", "UPSTREAM_ERROR")
+
+
+def test_one_name_given_as_allowed_is_that_tool_not_its_letters():
+    assert run(make(), "echo", {"text": "hi"}, allowed="echo").ok
+    assert run(make(), "echo", {"text": "hi"}, allowed="ech").error_code == "INVALID_INPUT"

@@ -265,10 +265,14 @@ def test_answer_accepts_the_typed_call_item_and_ok_data_envelope(client):
 )
 def test_error_outputs_are_reported_as_errors(client, output):
     response = feed_back(client, "Show the first 20 lines of /workspace/notes.txt", output)
+    # Only the course's own envelope ({"ok": false, ...}, whose retryable drives the host's retries)
+    # goes without a line on what to try next.
+    advice = "" if '"ok": false' in output else ("\nWhat to try next: check the path (the file may have moved "
+                                                 "or been renamed) and ask again with the right one.")
     assert response.output_text == (
         "The tool fs__read_text_file reported an error when asked for the first 20 lines of /workspace/notes.txt.\n"
         "Error code: NOT_FOUND\nError message: no such file\n"
-        "I could not read the file, so I won't say anything about what it contains."
+        "I could not read the file, so I won't say anything about what it contains." + advice
     )
     assert "Here are" not in response.output_text
 

@@ -186,7 +186,8 @@ def test_a_write_that_timed_out_is_never_reported_as_saved():
 def test_a_failed_write_without_a_path_is_worded_as_a_write(tool):
     answer = answer_to(tool, {"topic": "call_id"}, "Error: the store is read-only")
     assert answer == (f'The tool {tool["name"]} reported an error for {{"topic": "call_id"}}.\n'
-                      "Error message: Error: the store is read-only\nThe change was not made: nothing was saved.")  # fmt: skip
+                      "Error message: Error: the store is read-only\nThe change was not made: nothing was saved.\n"
+                      "What to try next: fix what the message names, then ask again.")  # fmt: skip
     assert "could not read" not in answer and "no result" not in answer
 
 

@@ -8,7 +8,12 @@ one `id`; function `parameters` that are not a JSON Schema, an object root witho
 or a strict tool's schema that breaks strict mode's rules), then behaves like a careful model:
 
 - after tool results (`function_call_output`) it answers only from those results, quoting them,
-  and reports a failed result as a failure — never as a successful read;
+  and reports a failed result as a failure — never as a successful read. It reads an output as a
+  model would, whatever the host forwarded (`tool_output`): the course's `{"ok": …}` envelope,
+  plain text, an error line `CODE: message` ("FORBIDDEN: path is outside /workspace", as the
+  OpenAI Agents SDK forwards a refusal without `isError`), a JSON error object, JSON nested in a
+  string (pydantic-ai's `{"error": "<JSON>"}`), an MCP result object or content blocks, or
+  structured content as JSON (`{"path": …, "text": …}`: the `text` is quoted, never the JSON);
 - otherwise it reads the latest user message, finds the file paths and line ranges in it
   ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行"), picks a
   file-reading tool among the declared function tools and emits one `function_call` per read;
@@ -32,7 +37,12 @@ Answer formats (notebooks may rely on them; P is the path, T the tool name, read
   an empty output: "T returned no text for the first N lines of P."
 - error: "The tool T reported an error when asked for the first N lines of P.\\nError code: C\\n
   Error message: M\\nI could not read the file, so I won't say anything about what it contains."
-  (no "Error code" line when the output has no code).
+  (no "Error code" line when the output has no code). An error in any other shape than the course
+  host's `{"ok": false, …}` envelope (whose `retryable` drives the host's own retries) ends with one
+  more line, "What to try next: …", chosen by its code (NOT_FOUND: check the path; FORBIDDEN: ask
+  for a file the tool may read; INVALID_INPUT: correct what the message names; TIMEOUT,
+  UPSTREAM_ERROR: try again in a moment; for a write, FORBIDDEN: the change is not allowed,
+  TIMEOUT or UPSTREAM_ERROR: check whether it was saved before asking again).
 - a tool that changes data (its description says "changes data", or its name starts with a write
   verb: `write_file`, `save_learning_gap`, `apply_note_update`): "Here is what T returned for the
   change to P:\\n\\n<text>"; on error the same "reported an error when asked to change P" lines, then
@@ -61,7 +71,10 @@ file (a file-read request keeps every behaviour above), the model makes the assi
    declared (named for gaps, with a `topic` property): after the reads, a message with the answer
    and the proposal plus one call with topic/evidence/suggestion taken from what was read (the
    stub note, else the key terms no note mentions); after its result, the answer plus "Saved the
-   learning gap as record <id>." or why it was not saved. It never fills in any other property.
+   learning gap as record <id>." or why it was not saved. It never fills in any other property,
+   except a required idempotency key a host did not hide from it (`idempotency_key`, as the notes
+   server declares it over MCP): that gets a fresh key made from the tool and the other values
+   ("key-" + 24 hex digits), so the same proposal sent again carries the same key.
 
 Personas (for the prompt-injection demo; the switch is a real request field, so it shows in the
 request body): by default the model is *careful* — tool output is data it quotes, never an

@@ -1,15 +1,17 @@
 """Answering from tool results (`function_call_output` items): quote a success, report a failure.
 
-`_outcome` decides whether an output is a success or an error; each result becomes one paragraph
-tied to its call by `call_id`, in the answer formats the package docstring lists. A tool that
-changes data gets its own wording: a failed write is reported as a change not made, never as a
-file that could not be read, and never as a success.
+`tool_output.read_output` decides whether an output is a success or an error, whatever shape the
+host forwarded; each result becomes one paragraph tied to its call by `call_id`, in the answer
+formats the package docstring lists. A tool that changes data gets its own wording: a failed write
+is reported as a change not made, never as a file that could not be read, and never as a success.
 """
 
 from __future__ import annotations
 
 import json
 import re
+
+from course_lib.offline_model.tool_output import read_output
 
 _PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "note_path")
 _WRITE_VERBS = frozenset("write save apply update edit delete remove create move rename append insert set put patch "
@@ -19,31 +21,36 @@ _UNCONFIRMED = frozenset({"TIMEOUT", "UPSTREAM_ERROR"})
 
 
 def _outcome(text: str) -> tuple[bool, str, str | None]:
-    """Classify a tool output: (ok, text to quote or error message, error code).
+    """Classify a tool output: (ok, text to quote or error message, error code); see `tool_output`."""
+    reading = read_output(text)
+    return reading.ok, reading.text, reading.code
 
-    Errors: a JSON object with "ok": false, "isError": true or an "error"; plain text that starts
-    with "Error:" or "Error executing tool". `{"ok": true, "data": ...}` is success: data["text"],
-    else the pretty JSON of data. Anything else is success, quoted verbatim.
-    """
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and (data.get("ok") is False or data.get("isError") is True or data.get("error")):
-        error = data.get("error")
-        code = error.get("code") if isinstance(error, dict) else data.get("code")
-        message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
-        if message is None and isinstance(data.get("content"), list):  # an MCP result with isError
-            message = " ".join(str(block.get("text", "")) for block in data["content"] if isinstance(block, dict))
-        return False, str(message or data.get("message") or json.dumps(data, ensure_ascii=False)), code
-    if isinstance(data, dict) and data.get("ok") is True and "data" in data:
-        inner = data["data"]
-        if isinstance(inner, dict) and isinstance(inner.get("text"), str):
-            return True, inner["text"], None
-        return True, json.dumps(inner, indent=2, ensure_ascii=False), None
-    if re.match(r"\s*(?:error:|error executing tool\b)", text, re.I):  # an error passed on as plain text
-        return False, text.strip(), None
-    return True, text, None
+
+_NEXT_STEPS = {
+    "NOT_FOUND": "check the path (the file may have moved or been renamed) and ask again with the right one.",
+    "ENOENT": "check the path (the file may have moved or been renamed) and ask again with the right one.",
+    "FORBIDDEN": "ask for a file the tool is allowed to read; I won't try to get around the refusal.",
+    "EACCES": "ask for a file the tool is allowed to read; I won't try to get around the refusal.",
+    "INVALID_INPUT": "correct what the message names and ask again.",
+    "TIMEOUT": "try again in a moment; if it keeps failing, check the server.",
+    "UPSTREAM_ERROR": "try again in a moment; if it keeps failing, check the server.",
+}
+
+
+# A failed write: never "try again" blindly, since an unconfirmed change may have been saved.
+_NEXT_STEPS_WRITE = {
+    **_NEXT_STEPS,
+    "FORBIDDEN": "this change is not allowed here; I won't try to get around the refusal.",
+    "EACCES": "this change is not allowed here; I won't try to get around the refusal.",
+    "TIMEOUT": "check whether the change was saved before asking for it again.",
+    "UPSTREAM_ERROR": "check whether the change was saved before asking for it again.",
+}
+
+
+def _next_step(code: str | None, writes: bool = False) -> str:
+    """What to try after an error, from its code; `writes`: the call was meant to change data."""
+    steps = _NEXT_STEPS_WRITE if writes else _NEXT_STEPS
+    return "What to try next: " + steps.get(code or "", "fix what the message names, then ask again.")
 
 
 def _path_argument(arguments: dict) -> str | None:
@@ -88,16 +95,18 @@ def _error_lines(call: dict, asked: str, code: str | None, message: str) -> list
     return lines + [f"Error message: {message}"]
 
 
-def _describe_write(call: dict, path: str | None, ok: bool, text: str, code: str | None) -> str:
+def _describe_write(call: dict, path: str | None, ok: bool, text: str, code: str | None, advise: bool = False) -> str:
     """A write's result: what the tool returned (quoted, not judged), or the error and that the
-    change was not made (or not confirmed) — never worded as a failed read."""
+    change was not made (or not confirmed) — never worded as a failed read. `advise`: end an
+    error with what to try next."""
     target = f"the change to {path}" if path else call["arguments"]
     if ok and not text:
         return f"{call['name']} returned no text for {target}."
     if ok:
         return f"Here is what {call['name']} returned for {target}:\n\n{text}"
     asked = f"when asked to change {path}" if path else f"for {call['arguments']}"
-    return "\n".join(_error_lines(call, asked, code, text) + [_write_not_done(code)])
+    advice = [_next_step(code, writes=True)] if advise else []
+    return "\n".join(_error_lines(call, asked, code, text) + [_write_not_done(code)] + advice)
 
 
 def _describe_result(call: dict, output: str, writes: bool = False) -> str:
@@ -108,9 +117,13 @@ def _describe_result(call: dict, output: str, writes: bool = False) -> str:
     except ValueError:
         arguments = None
     arguments = arguments if isinstance(arguments, dict) else {}
-    ok, text, code = _outcome(output)
+    reading = read_output(output)
+    ok, text, code = reading.ok, reading.text, reading.code
+    # The course's host sends the execution layer's envelope, whose `retryable` drives its own retry
+    # policy; any other error output gets a line on what to try next, as a careful model would add.
+    advise = not ok and not reading.envelope
     if writes:
-        return _describe_write(call, _path_argument(arguments), ok, text, code)
+        return _describe_write(call, _path_argument(arguments), ok, text, code, advise)
     what = _what_was_read(arguments)
     if ok and not text:
         return f"{call['name']} returned no text for {what or call['arguments']}."
@@ -121,7 +134,7 @@ def _describe_result(call: dict, output: str, writes: bool = False) -> str:
     asked = f"when asked for {what}" if what else f"for {call['arguments']}"
     return "\n".join(_error_lines(call, asked, code, text) + [
         "I could not read the file, so I won't say anything about what it contains." if what
-        else "I got no result from it, so I won't guess one."])
+        else "I got no result from it, so I won't guess one."] + ([_next_step(code)] if advise else []))
 
 
 def _answer_from_outputs(items: list[dict], outputs: list[dict], tools: list[dict]) -> str:

@@ -5,13 +5,14 @@ reading.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from course_lib.offline_model.answers import _outcome
 from course_lib.offline_model.reading import _is_reader, _path_property, _properties, _types
+from course_lib.offline_model.tool_output import read_output
 
 
 def _search_tool(tools: list[dict]) -> dict | None:
@@ -32,9 +33,27 @@ def _gap_writer(tools: list[dict]) -> dict | None:
                  and "topic" in _properties(tool)), None)  # fmt: skip
 
 
+def _caller_key(tool: dict, name: str, values: dict) -> str | None:
+    """A value for a required field only the caller can know, as a real model fills it: a fresh key
+    for a required idempotency-key string (`idempotency_key`, `idempotencyKey`), made from the tool
+    and the other values, so the same proposal sent again carries the same key (a retry replays,
+    never writes twice) and a different one gets its own. None for any other field."""
+    schema = _properties(tool).get(name)
+    required = (tool.get("parameters") or {}).get("required") or []
+    if name not in required or not re.search(r"idempotenc", name, re.I) or "string" not in _types(schema):
+        return None
+    others = {key: value for key, value in values.items() if key != name}
+    seed = json.dumps([tool["name"], others], sort_keys=True, ensure_ascii=False)
+    return f"key-{hashlib.sha256(seed.encode()).hexdigest()[:24]}"
+
+
 def _fill(tool: dict, values: dict) -> dict:
-    """Arguments in schema order; a strict tool gets every property (null when unused)."""
+    """Arguments in schema order; a strict tool gets every property (null when unused); a required
+    idempotency key the host did not hide from the model gets a fresh key (`_caller_key`)."""
     strict = tool.get("strict") is True
+    keys = {name: key for name in _properties(tool) if name not in values
+            and (key := _caller_key(tool, name, values)) is not None}  # fmt: skip
+    values = {**values, **keys}
     return {name: values.get(name) for name in _properties(tool) if name in values or strict}
 
 
@@ -65,16 +84,10 @@ def _done(turn: list[dict], search: dict, reader: dict | None, writer: dict | No
             arguments = json.loads(call["arguments"])
         except ValueError:
             arguments = {}
-        ok, message, code = _outcome(item["text"])
-        try:
-            parsed = json.loads(item["text"])
-        except ValueError:
-            parsed = None
-        data = parsed.get("data") if isinstance(parsed, dict) and parsed.get("ok") is True else parsed
-        error = parsed.get("error") if isinstance(parsed, dict) else None
-        retryable = isinstance(error, dict) and error.get("retryable") is True
+        reading = read_output(item["text"])  # whatever the host forwarded: envelope, text, structured JSON
         done.append(_Done(kinds.get(call["name"], "other"), arguments if isinstance(arguments, dict) else {},
-                          ok, data if ok else None, code, message, retryable))  # fmt: skip
+                          reading.ok, reading.data if reading.ok else None, reading.code, reading.text,
+                          reading.retryable is True))  # fmt: skip
     return done
 
 

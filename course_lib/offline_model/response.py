@@ -14,6 +14,7 @@ from typing import Any
 
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
+from course_lib.offline_model.request_params import check_parameters
 from course_lib.offline_model.validation import (
     BadRequest,
     _check_pairs,
@@ -53,6 +54,7 @@ def respond(body: dict) -> dict:
     if not isinstance(body, dict):
         raise _type_error("body", dict, body)
     model = _get(body, "model", "", str)
+    check_parameters(body)  # unknown top-level keys and wrong JSON types (after a missing model, as the API)
     if body.get("stream"):
         raise BadRequest("The offline model does not stream; leave 'stream' unset.", "stream", "unsupported_value")
     if body.get("previous_response_id"):
