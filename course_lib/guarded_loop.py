@@ -5,8 +5,11 @@ Terminal statuses (`LoopResult.status`, `reason`):
 
     completed   None                the model gave a final message
     incomplete  max_steps           the step budget ran out
-    incomplete  tool_budget         one tool failed `max_tool_failures` times (e.g. the model keeps
-                                    repeating a refused call): stop instead of burning the budget
+    incomplete  tool_budget         the same call (tool and canonical arguments: `retry.repeated_call_key`)
+                                    failed `max_tool_failures` times: the model keeps repeating a
+                                    refused call; stop instead of burning the budget (a different
+                                    call after a failure, e.g. another path, is not a repeat)
+    incomplete  max_output_tokens…  the response did not complete (`loop.response_stop`)
     incomplete  approval_required   a side effect waits for a person; `result.pending` holds the
                                     exact actions; `resume()` continues after the decision
     incomplete  no_answer           the model stopped without calls and without text
@@ -25,9 +28,10 @@ from openai import OpenAI
 from course_lib.backend import model_name
 from course_lib.execution import Execution, Executor, Session, Step
 from course_lib.host import McpHost
-from course_lib.loop import LoopResult, TraceLink, next_tool_choice
+from course_lib.loop import LoopResult, TraceLink, next_tool_choice, response_stop
 from course_lib.parallel import Call, execute_batch
 from course_lib.results import as_output, failure
+from course_lib.retry import repeated_call_key
 
 
 @dataclass
@@ -120,7 +124,7 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
               request=None) -> GuardedResult:  # fmt: skip
     if clash := sorted(set(request or {}) & _LOOP_FIELDS):
         raise ValueError(f"request may not set the loop's own fields: {', '.join(clash)}")
-    failures = Counter(e.tool for e in result.executions if not e.ok and e.error_code != "APPROVAL_REQUIRED")
+    failures = Counter(repeated_call_key(e) for e in result.executions if not e.ok and e.error_code != "APPROVAL_REQUIRED")
     for _ in range(steps_left):
         response = client.responses.create(
             model=model or model_name(), input=result.context, tools=executor.declarations(),
@@ -128,6 +132,9 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
         )  # fmt: skip
         result.steps += 1
         result.responses.append(response)
+        if (stop := response_stop(response)) is not None:
+            result.reason = stop  # cut-off output: neither an answer nor calls to execute
+            return result
         result.context.extend(item.to_dict() for item in response.output)
         calls = [Call.from_item(item) for item in response.output if item.type == "function_call"]
         if not calls:
@@ -144,7 +151,7 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
                 result.pending.append(execution)  # its output is held back until a person decides
             else:
                 _record(result, execution)
-                failures[execution.tool] += not execution.ok
+                failures[repeated_call_key(execution)] += not execution.ok
         if reset_tool_choice:
             tool_choice = next_tool_choice(tool_choice)
         if result.pending:

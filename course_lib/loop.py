@@ -7,7 +7,9 @@ One turn of the loop:
 3. for each `function_call`: parse the `arguments` text, route the alias, send `tools/call`;
 4. append the model's output items and one `function_call_output` per call, under the call's
    own `call_id`;
-5. stop on a final message, or when the step budget runs out — and say which.
+5. stop on a final message, on a response that did not complete (`status` is not "completed":
+   `incomplete_details.reason` says why, e.g. "max_output_tokens"), or when the step budget runs
+   out — and say which.
 
 A failed call is fed back as a failure (`{"ok": false, "error": {...}}`); it is never turned into
 "read successfully". The trace links each model `call_id` to the MCP JSON-RPC `id` that carried it.
@@ -49,7 +51,9 @@ class TraceLink:
 
 @dataclass
 class LoopResult:
-    """How the loop ended. `status` is "completed" only when the model gave a final message."""
+    """How the loop ended. `status` is "completed" only when the model gave a final message in a
+    completed response; otherwise `reason` says why: "max_steps", "no_answer", or why the last
+    response did not complete ("max_output_tokens", "content_filter", ...: `response_stop`)."""
 
     status: Literal["completed", "incomplete"]
     answer: str | None
@@ -113,6 +117,18 @@ def execute_call(call: ResponseFunctionToolCall, host: McpHost) -> tuple[dict[st
     return feedback_item(call.call_id, output), link
 
 
+def response_stop(response: Response) -> str | None:
+    """None when `response.status` is "completed"; otherwise why it is not: its
+    `incomplete_details.reason` ("max_output_tokens", "content_filter", ...) or the status itself
+    ("failed", "cancelled", ...). A response that did not complete may hold cut-off text, or a call
+    whose `arguments` text was cut mid-way: it is neither an answer nor a call to execute. (The
+    real API always sends `status`; a stand-in response without one counts as completed.)"""
+    if response.status in ("completed", None):
+        return None
+    details = response.incomplete_details
+    return (details.reason if details is not None else None) or response.status or "unknown"
+
+
 def run_loop(
     client: OpenAI,
     host: McpHost,
@@ -124,13 +140,17 @@ def run_loop(
     strict: bool = False,
     parallel_tool_calls: bool = True,
     reset_tool_choice: bool = True,
+    max_output_tokens: int | None = None,
 ) -> LoopResult:
     """Run the model ⇄ tools loop until a final message or `max_steps` model requests.
 
     `task` is the user's request, or a ready-made input list. A `tool_choice` that forces a call
     applies until the model has made one, then becomes "auto" (`next_tool_choice`), unless
-    `reset_tool_choice` is False. Returns a `LoopResult`; it never raises for tool failures (they
-    are fed back to the model), only for API errors.
+    `reset_tool_choice` is False. `max_output_tokens` (sent only when given) caps each response;
+    a response that did not complete ends the loop as "incomplete" with its reason, its output
+    neither executed nor added to `context` (the cut-off text stays in `responses[-1]`). Returns a
+    `LoopResult`; it never raises for tool failures (they are fed back to the model), only for API
+    errors.
     """
     context: list[dict[str, Any]] = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
     result = LoopResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context)
@@ -141,9 +161,13 @@ def run_loop(
             tools=host.responses_tools(strict=strict),
             tool_choice=tool_choice,
             parallel_tool_calls=parallel_tool_calls,
+            **({} if max_output_tokens is None else {"max_output_tokens": max_output_tokens}),
         )
         result.steps += 1
         result.responses.append(response)
+        if (stop := response_stop(response)) is not None:
+            result.reason = stop
+            return result
         # Keep every output item (messages, reasoning, calls): the next request needs the context.
         context.extend(item.to_dict() for item in response.output)
         calls = [item for item in response.output if item.type == "function_call"]

@@ -50,6 +50,16 @@ def as_output(result: dict[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False)
 
 
+def feedback_text(output: str | list[Any]) -> str:
+    """The text in a `function_call_output.output`: the string itself, or its `input_text` parts
+    joined by newlines, as an MCP result's text blocks are (`result_text`); `input_image` and
+    `input_file` parts carry no text."""
+    if isinstance(output, str):
+        return output
+    return "\n".join(part["text"] for part in output
+                     if isinstance(part, dict) and part.get("type") == "input_text" and isinstance(part.get("text"), str))
+
+
 def result_text(result: mcp_types.CallToolResult) -> str:
     """The text blocks of an MCP result, joined: what the tool actually returned."""
     return "\n".join(block.text for block in result.content if isinstance(block, mcp_types.TextContent))

@@ -7,12 +7,17 @@ Before retrying, ask the source's three questions:
    (it stores results under the call's idempotency key), else never;
 3. is there budget left?           — attempts and total waiting time are capped.
 
+The model can repeat itself too: `repeated_call_key` names a call by its tool and canonical
+arguments, so a loop can stop a model that sends the *same* failed call again (`guarded_loop`'s
+`tool_budget`) without stopping one that tries something different after a failure.
+
 The jitter comes from a seeded `random.Random`, so a notebook shows the same delays every run;
 `sleep` is injectable so tests and notebooks need not wait for real.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -68,6 +73,15 @@ def retry_verdict(execution: Execution, executor: Executor) -> str | None:
     if tool is not None and tool.side_effect and not tool.idempotent:
         return f"{tool.name} writes without an idempotency key: a retry could write twice"
     return None
+
+
+def repeated_call_key(execution: Execution) -> tuple[str, str]:
+    """What makes two calls "the same call": the tool and its canonical arguments (parsed, keys
+    sorted, no whitespace), never the `call_id`, which is new every time. Arguments that did not
+    parse are compared as their text, stripped."""
+    if execution.arguments is None:
+        return execution.tool, execution.arguments_text.strip()
+    return execution.tool, json.dumps(execution.arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 async def execute_with_retries(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from course_lib.paths import fixtures_dir
+from course_lib.results import feedback_text
 
 
 @dataclass(frozen=True)
@@ -106,10 +107,16 @@ def feedback_pairs_with_call(call: dict[str, Any], feedback: dict[str, Any]) -> 
         raise Broken(f"feedback call_id {feedback.get('call_id')!r} does not match call_id {call.get('call_id')!r}")
 
 
+def _feedback_text(feedback: dict[str, Any]) -> str:
+    """The feedback's text: `output` is a string or a list of content parts (`results.feedback_text`)."""
+    output = feedback.get("output")
+    return feedback_text(output) if isinstance(output, (str, list)) else str(output)
+
+
 def feedback_from_result(feedback: dict[str, Any], mcp_response: dict[str, Any]) -> None:
-    text, output = _result_text(mcp_response), feedback.get("output")
+    text, output = _result_text(mcp_response), _feedback_text(feedback)
     if mcp_response.get("result", {}).get("isError"):
-        if '"ok": false' not in str(output):
+        if '"ok": false' not in output:
             raise Broken("the tool failed (isError) but the feedback does not report a failure")
     elif output != text:
         raise Broken("the feedback output is not the text of the MCP result")
@@ -143,7 +150,7 @@ def answer_from_feedback(response_2: dict[str, Any], feedback: dict[str, Any]) -
              for part in item.get("content", []) if part.get("type") == "output_text"]  # fmt: skip
     if not texts:
         raise Broken("the second response has no message with output_text")
-    output = str(feedback.get("output"))
+    output = _feedback_text(feedback)
     if '"ok": false' not in output and output not in "\n".join(texts):
         raise Broken("the final answer does not contain the tool's output")
 

@@ -1,10 +1,13 @@
 import json
 
 import pytest
-from openai.types.responses import ResponseFunctionToolCall
+from openai.types.responses import Response, ResponseFunctionToolCall
 
+from course_lib.arguments import ReadTextFileArgs
 from course_lib.course import start_course
-from course_lib.loop import execute_call, next_tool_choice
+from course_lib.execution import Executor, Session
+from course_lib.guarded_loop import run_guarded_loop
+from course_lib.loop import execute_call, next_tool_choice, response_stop
 from course_lib.paths import workspace_dir
 
 NOTES = (workspace_dir() / "notes.txt").read_text(encoding="utf-8")
@@ -136,3 +139,47 @@ def test_next_tool_choice_keeps_what_does_not_force():
     assert next_tool_choice("auto") == "auto" and next_tool_choice("none") == "none"
     allowed = {"type": "allowed_tools", "mode": "auto", "tools": []}
     assert next_tool_choice(allowed) is allowed
+
+
+def test_a_response_cut_by_max_output_tokens_ends_the_loop_as_incomplete_with_its_reason(course):
+    result = course.run("Show the first 20 lines of /workspace/notes.txt", max_output_tokens=16)
+    assert (result.status, result.reason, result.answer, result.steps) == ("incomplete", "max_output_tokens", None, 2)
+    last = result.responses[-1]
+    assert last.status == "incomplete" and last.output_text  # cut-off text is there, but it is no answer
+    assert last.output_text not in [item.get("content") for item in result.context]
+    assert [item.get("type", "message") for item in result.context] == ["message", "function_call", "function_call_output"]
+    assert course.wire.exchanges[-1].request["max_output_tokens"] == 16
+
+
+def test_a_cut_off_call_is_never_executed(course):
+    task = "Show the first 20 lines of /workspace/" + "n" * 80 + ".txt"
+    result = course.run(task, max_output_tokens=16)
+    assert (result.status, result.reason, result.trace, result.steps) == ("incomplete", "max_output_tokens", [], 1)
+    assert course.mcp.exchanges("tools/call") == []
+
+
+def test_max_output_tokens_is_not_sent_unless_given(course):
+    course.run("Show the first 2 lines of /workspace/notes.txt")
+    assert all("max_output_tokens" not in e.request for e in course.wire.exchanges)
+
+
+@pytest.mark.parametrize(
+    ("status", "details", "stop"),
+    [("completed", None, None), (None, None, None), ("incomplete", {"reason": "content_filter"}, "content_filter"),
+     ("incomplete", None, "incomplete"), ("failed", None, "failed")],
+)
+def test_response_stop_reads_status_and_incomplete_details(status, details, stop):
+    body = {"id": "resp_1", "object": "response", "created_at": 0, "model": "m", "output": [],
+            "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "status": status,
+            "incomplete_details": details}  # fmt: skip
+    assert response_stop(Response.model_validate(body)) == stop
+
+
+def test_the_guarded_loop_also_stops_on_a_response_that_did_not_complete(course):
+    executor = Executor([course.host.executor_tool("fs__read_text_file", ReadTextFileArgs)])
+    result = run_guarded_loop(course.client, course.host, executor, Session("alice"),
+                              "Show the first 20 lines of /workspace/notes.txt", request={"max_output_tokens": 16})
+    # the strict declaration makes the call longer ("tail": null): 16 tokens cut the call itself
+    assert (result.status, result.reason, result.answer, result.steps) == ("incomplete", "max_output_tokens", None, 1)
+    assert result.responses[0].output[0].status == "incomplete"
+    assert result.executions == [] and course.mcp.exchanges("tools/call") == []  # a cut-off call never runs

@@ -339,7 +339,7 @@ def call_item(call_id: str = "call_1", arguments: Any = '{"path":"a.txt"}') -> d
             {"model": MODEL, "input": "hi", "tools": [reader_tool()], "tool_choice": {"type": "function", "name": "x"}},
             "Tool choice 'function' with name 'x' not found in 'tools' parameter.",
         ),
-        ({"model": MODEL, "input": "hi", "previous_response_id": "resp_1"}, "send the earlier items in 'input'"),
+        ({"model": MODEL, "input": "hi", "previous_response_id": "resp_1"}, "Previous response with id 'resp_1' not found."),
     ],
 )
 def test_malformed_requests_get_a_400(client, body, message):

@@ -106,3 +106,12 @@ def test_cli_exits_zero_on_the_fixtures_and_nonzero_naming_the_broken_link(tmp_p
     failed = _cli("roundtrip", str(bad))
     assert failed.returncode == 1
     assert "FAIL call and feedback call_ids pair" in failed.stdout
+
+
+def test_a_feedback_given_as_input_text_parts_passes_every_check():
+    parts = load("responses_roundtrip.json")
+    feedback = next(i for i in parts["request_2"]["input"] if i.get("type") == "function_call_output")
+    feedback["output"] = [{"type": "input_text", "text": feedback["output"]}]
+    assert broken(check_roundtrip(parts)) == []
+    feedback["output"] = [{"type": "input_text", "text": "something else"}]
+    assert broken(check_roundtrip(parts)) == ["feedback comes from the tool result", "final answer built from the feedback"]

@@ -169,7 +169,11 @@ def _explain(error: dict[str, Any], is_write: bool, has_key: bool, expected: boo
         if is_write:
             return ("a write with an idempotency key is safe to repeat: the second attempt carries the same key "
                     "and gets the stored result instead of writing twice")
-        return "retryable is true and a read is safe to repeat: retry it (a bounded number of times)"
+        if error["code"] != "TIMEOUT":
+            return (f"retryable is true: TIMEOUT is not the only failure that recovers; this {error['code']} is "
+                    "transient, and a read is safe to repeat. Decide from the flag, not from a list of codes")
+        return ("retryable is true and a read is safe to repeat: retry it (a bounded number of times). has_key "
+                "matters only for writes: a read needs no idempotency key")
     if not error["retryable"]:
         if error["code"] == "UPSTREAM_ERROR":
             return ("this UPSTREAM_ERROR has retryable false (the failure is permanent): read the flag, not only "
@@ -196,6 +200,9 @@ def check_should_retry(fn: Callable[[dict[str, Any], bool, bool], bool]) -> bool
                           f"{', '.join(error)}.")
         if got is ... and number == 1:
             return failed("Not answered yet: should_retry still returns ... — replace it with your rule.")
+        if got is None:
+            return failed(f"{shown}: should_retry returned None: one path through it has no return statement; "
+                          "every path must return True or False.")
         if type(got) is not bool:
             return failed(f"{shown}: you returned {got!r}; return True or False.")
         expected = expected_retry(error, is_write, has_key)
@@ -249,6 +256,9 @@ def check_retry_policy(policy: RetryPolicy) -> bool:
     """Check the constraints by running the policy (with 50 seeds) against a tool that fails twice."""
     if not_answered(policy):
         return failed("Not answered yet: set policy = RetryPolicy(...) with your numbers.")
+    if policy is RetryPolicy:
+        return failed("You passed the class RetryPolicy itself: create one with your numbers, "
+                      "RetryPolicy(max_attempts=..., base_delay=..., ...).")
     if not isinstance(policy, RetryPolicy):
         return failed(f"Pass a RetryPolicy(...) (from course_lib.retry); you passed {type(policy).__name__}.")
     if policy.max_attempts > MAX_ATTEMPTS:
@@ -257,6 +267,12 @@ def check_retry_policy(policy: RetryPolicy) -> bool:
     if policy.jitter < MIN_JITTER:
         return failed(f"jitter={policy.jitter:g}: keep at least {MIN_JITTER:g}, so clients that failed together "
                       "do not all retry at the same instant.")
+    if policy.jitter >= 1:
+        return failed(f"jitter={policy.jitter:g} is a fraction of the delay: at 1 or more a wait can shrink to "
+                      "nothing (or below), so the service gets no pause at all; keep it well below 1.")
+    if policy.max_delay < policy.base_delay:
+        return failed(f"max_delay={policy.max_delay:g} is below base_delay={policy.base_delay:g}: every delay is "
+                      "capped at max_delay, so base_delay never applies; raise max_delay or lower base_delay.")
     for seed in SEEDS:
         ok, outcomes, waits, why = run_policy(replace(policy, seed=seed))
         shown = ", ".join(f"{w:g}s" for w in waits) or "none"
@@ -264,8 +280,11 @@ def check_retry_policy(policy: RetryPolicy) -> bool:
             return failed(f"with seed {seed} the tool that fails twice never succeeded: attempts {outcomes}, "
                           f"waits {shown}; it stopped because {why}. Three attempts must fit in your limits.")
         if waits and waits[0] < MIN_FIRST_WAIT:
+            lowest = policy.base_delay * (1 - policy.jitter)
             return failed(f"with seed {seed} the first wait was {waits[0]:g}s; it must be at least "
-                          f"{MIN_FIRST_WAIT:g}s (jitter can shrink base_delay by the jitter fraction).")
+                          f"{MIN_FIRST_WAIT:g}s. Jitter can shrink base_delay by the jitter fraction: "
+                          f"{policy.base_delay:g}·(1 − {policy.jitter:g}) = {lowest:.3g}s (the seed only picks where "
+                          "in that range a wait falls; the check tries 50).")
         if sum(waits) > MAX_TOTAL_WAIT + 1e-9:
             return failed(f"with seed {seed} the waits {shown} add up to {sum(waits):.3f}s; the limit is "
                           f"{MAX_TOTAL_WAIT:g}s (jitter can stretch each delay by the jitter fraction).")

@@ -1,4 +1,5 @@
-"""`respond`: one `POST /v1/responses` body in, one Response JSON dict out (pure, deterministic).
+"""`respond`: one `POST /v1/responses` body in, one Response JSON dict out (deterministic; the only
+state is the store of earlier responses that `previous_response_id` reads, see `state`).
 
 Validates the body, plans the output, then builds the Response: ids are hashes of the request
 body, `created_at` is fixed and usage is a rough token count, so the same request always gives a
@@ -12,9 +13,11 @@ import json
 import math
 from typing import Any
 
+from course_lib.offline_model.limits import apply_limit, max_output_tokens
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.request_params import check_parameters
+from course_lib.offline_model.state import chained_input, remember
 from course_lib.offline_model.validation import (
     BadRequest,
     _check_pairs,
@@ -46,7 +49,8 @@ def _output_item(entry: tuple, seed: str, index: int) -> dict[str, Any]:
 
 
 def respond(body: dict) -> dict:
-    """Answer one `POST /v1/responses` body with a Response JSON dict (pure and deterministic).
+    """Answer one `POST /v1/responses` body with a Response JSON dict (deterministic; a stored response is
+    remembered for `previous_response_id`, see `state`).
 
     Raises:
         BadRequest: the body is malformed, as the real API would reject it.
@@ -57,9 +61,7 @@ def respond(body: dict) -> dict:
     check_parameters(body)  # unknown top-level keys and wrong JSON types (after a missing model, as the API)
     if body.get("stream"):
         raise BadRequest("The offline model does not stream; leave 'stream' unset.", "stream", "unsupported_value")
-    if body.get("previous_response_id"):
-        raise BadRequest("The offline model keeps no state: send the earlier items in 'input' instead of "
-                         "'previous_response_id'.", "previous_response_id", "unsupported_parameter")
+    chained, limit = chained_input(body), max_output_tokens(body)  # previous_response_id: state.py; limits.py
     instructions = _get(body, "instructions", "", str, optional=True)
     parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
     metadata = _get(body, "metadata", "", dict, optional=True)
@@ -67,7 +69,9 @@ def respond(body: dict) -> dict:
         if not isinstance(value, str):
             raise _type_error(f"metadata.{key}", str, value)
     persona = _persona(metadata)
-    items = _parse_input(body)
+    items = _parse_input(body)  # alone first, so a 400 names this request's own input[i]
+    if chained is not body["input"]:
+        items = _parse_input({**body, "input": chained})
     mode, allowed = _tool_policy(body, _parse_tools(body))
     _check_pairs(items)
     seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -76,7 +80,7 @@ def respond(body: dict) -> dict:
     produced = "".join(part["text"] for item in output for part in item.get("content", []))
     produced += "".join(item.get("name", "") + item.get("arguments", "") for item in output)
     input_tokens, output_tokens = _tokens(seed), _tokens(produced)
-    return {
+    return remember(body, chained, apply_limit({
         "id": f"resp_{_hex(seed, 'resp', 24)}", "object": "response", "created_at": CREATED_AT,
         "status": "completed", "background": False, "completed_at": CREATED_AT, "error": None,
         "incomplete_details": None, "instructions": instructions, "max_output_tokens": None,
@@ -89,4 +93,4 @@ def respond(body: dict) -> dict:
         "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                   "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
                   "total_tokens": input_tokens + output_tokens},
-    }
+    }, limit))

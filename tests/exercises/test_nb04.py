@@ -2,7 +2,7 @@
 
 import json
 
-from course_lib.exercises.nb04 import check_final_text, check_second_input
+from course_lib.exercises.nb04 import build_second_input, check_request_2, check_second_input
 from course_lib.loop import feedback_item
 
 
@@ -79,27 +79,150 @@ def test_passing_a_list_instead_of_the_function_is_named(capsys):
     assert capsys.readouterr().out.startswith("✗ pass the function itself (build_second_input), not list")
 
 
-def test_output_text_is_not_a_json_field(capsys):
-    assert check_final_text(lambda response: response["output_text"]) is False
-    assert "it is a property of the SDK's Response object, not a field" in capsys.readouterr().out
+def _with_output(make):
+    """The reference answer with each feedback's output replaced by `make(text)`."""
+    def answer(task_item, response, outputs):
+        items = build_second_input(task_item, response, outputs)
+        return [{**item, "output": make(item["output"])} if item.get("type") == "function_call_output" else item
+                for item in items]  # fmt: skip
+    return answer
 
 
-def test_output_0_fails_on_a_response_that_holds_only_a_call(capsys):
-    assert check_final_text(lambda response: response["output"][0]["content"][0]["text"]) is False
+def test_an_output_given_as_input_text_parts_passes(capsys):
+    assert check_second_input(_with_output(lambda text: [{"type": "input_text", "text": text}])) is True
+    assert capsys.readouterr().out.startswith("✓")
+
+
+def test_all_calls_then_all_outputs_is_a_valid_order(capsys):
+    def calls_first(task_item, response, outputs):
+        items = [item.to_dict() for item in response.output]
+        return [task_item, *items] + [feedback_item(call_id, text) for call_id, text in outputs.items()]
+
+    assert check_second_input(calls_first) is True
+    capsys.readouterr()
+
+
+def test_mcp_content_blocks_passed_through_are_named(capsys):
+    assert check_second_input(_with_output(lambda text: [{"type": "text", "text": text}])) is False
     out = capsys.readouterr().out
-    assert out.startswith("✗ final_text raised KeyError('content') on the fixture's response_1 (a function_call only)")
+    assert "has type 'text': that is an MCP content block; a function_call_output part is 'input_text'" in out
+    assert "the API answered 400: Invalid value: 'text'." in out
 
 
-def test_none_for_a_response_without_message_is_named(capsys):
-    def first_message(response):
-        for item in response["output"]:
-            if item["type"] == "message":
-                return item["content"][0]["text"]
-
-    assert check_final_text(first_message) is False
-    assert "there is no message, so the final text is '' (you returned None)" in capsys.readouterr().out
+def test_output_text_parts_are_named_as_what_only_the_model_writes(capsys):
+    assert check_second_input(_with_output(lambda text: [{"type": "output_text", "text": text}])) is False
+    assert "has type 'output_text', which only the model writes" in capsys.readouterr().out
 
 
-def test_returning_the_whole_body_is_named(capsys):
-    assert check_final_text(lambda response: response) is False
-    assert "final_text must return a string; for the fixture's response_2" in capsys.readouterr().out
+def test_the_whole_mcp_result_as_output_is_named(capsys):
+    mcp_result = {"content": [{"type": "text", "text": "..."}], "isError": False}
+    assert check_second_input(_with_output(lambda text: mcp_result)) is False
+    assert "is an MCP result object: send the text it carries" in capsys.readouterr().out
+
+
+def test_parts_that_lose_the_text_are_named(capsys):
+    assert check_second_input(_with_output(lambda text: [{"type": "input_text", "text": text[:10]}])) is False
+    assert "do not carry the tool's text, unchanged" in capsys.readouterr().out
+
+
+def test_a_chat_completions_tool_message_is_named(capsys):
+    def chat_style(task_item, response, outputs):
+        items = [item.to_dict() for item in response.output]
+        return [task_item, *items] + [{"role": "tool", "tool_call_id": c, "content": t} for c, t in outputs.items()]
+
+    assert check_second_input(chat_style) is False
+    assert "is a Chat Completions tool message (role 'tool', tool_call_id)" in capsys.readouterr().out
+
+
+def test_the_call_items_id_used_as_call_id_is_named(capsys):
+    def item_id(task_item, response, outputs):
+        return [task_item] + [x for item in response.output for x in (item.to_dict(), feedback_item(item.id, outputs[item.call_id]))]
+
+    assert check_second_input(item_id) is False
+    assert "is the call item's id; the feedback quotes its call_id" in capsys.readouterr().out
+
+
+# ---- exercise 2: request_2 -------------------------------------------------------------------------
+
+
+def _results(outputs):
+    return [feedback_item(call_id, text) for call_id, text in outputs.items()]
+
+
+def test_always_explicit_context_is_told_to_use_previous_response_id(capsys):
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "input": build_second_input(task, response, outputs)}) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ one call, stored: response 1 was stored: continue it with previous_response_id")
+
+
+def test_sending_the_call_again_with_previous_response_id_is_named_and_refused(capsys):
+    def again(task, response, outputs, stored):
+        return {"previous_response_id": response.id, "input": [*response.output, *_results(outputs)]}
+
+    assert check_request_2(again) is False
+    out = capsys.readouterr().out
+    assert "input sends the function_call again, but response 1 is stored with it" in out
+    assert "the API answered 400: Duplicate item found with id fc_" in out
+
+
+def test_sending_the_task_again_with_previous_response_id_is_named(capsys):
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "previous_response_id": response.id, "input": [task, *_results(outputs)]}) is False
+    assert "input sends the task again, but it is stored with response 1" in capsys.readouterr().out
+
+
+def test_the_calls_id_as_previous_response_id_is_named(capsys):
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "previous_response_id": response.output[0].call_id, "input": _results(outputs)}) is False
+    out = capsys.readouterr().out
+    assert "the call's call_id: it names a response, so it is response.id" in out
+    assert "Previous response with id 'call_" in out
+
+
+def test_previous_response_id_after_store_false_is_named_with_the_real_400(capsys):
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "previous_response_id": response.id, "input": _results(outputs)}) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ one call, made with store: false: response 1 was made with store: false")
+    assert "the API answered 400: Previous response with id 'resp_" in out and "not found." in out
+
+
+def test_dropping_the_call_from_the_explicit_context_is_named(capsys):
+    def no_call(task, response, outputs, stored):
+        if stored:
+            return {"previous_response_id": response.id, "input": _results(outputs)}
+        return {"input": [task, *_results(outputs)], "store": False}
+
+    assert check_request_2(no_call) is False
+    out = capsys.readouterr().out
+    assert "with store: false the input must carry the whole story: the original function_call call_" in out
+    assert "No tool call found for function call output with call_id" in out
+
+
+def test_only_the_first_calls_result_is_named_on_two_calls(capsys):
+    def first_only(task, response, outputs, stored):
+        call_id = response.output[0].call_id
+        return {"previous_response_id": response.id, "input": [feedback_item(call_id, outputs[call_id])]}
+
+    assert check_request_2(first_only) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ two calls in one turn, stored: no function_call_output for call_id call_")
+    assert "No tool output found for function call" in out
+
+
+def test_setting_model_and_tools_and_a_wrong_return_type_are_named(capsys):
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "model": "gpt-4.1", "previous_response_id": response.id, "input": _results(outputs)}) is False
+    assert "the check adds model and tools itself (you set model)" in capsys.readouterr().out
+    assert check_request_2(lambda task, response, outputs, stored: _results(outputs)) is False
+    assert "request_2 must return a dict of request fields" in capsys.readouterr().out
+
+
+def test_forgetting_store_false_on_request_2_is_named(capsys):
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "previous_response_id": response.id, "input": _results(outputs)} if stored
+        else {"input": build_second_input(task, response, outputs)}) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ one call, made with store: false: request 1 was made with store: false")
+    assert "pass store=False again" in out

@@ -80,3 +80,40 @@ def test_too_many_attempts_no_jitter_and_a_wrong_type_are_refused_before_running
     assert "jitter=0: keep at least 0.1" in capsys.readouterr().out
     assert check_retry_policy({"max_attempts": 3}) is False
     assert "Pass a RetryPolicy(...)" in capsys.readouterr().out
+
+
+def test_retrying_only_timeouts_is_told_to_read_the_flag(capsys):
+    assert check_should_retry(lambda error, is_write, has_key: error["code"] == "TIMEOUT" and (has_key or not is_write)) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ case 6 (a read while the index restarts: UPSTREAM_ERROR, retryable true")
+    assert "TIMEOUT is not the only failure that recovers" in out
+
+
+def test_requiring_a_key_for_reads_is_told_a_read_needs_none(capsys):
+    assert check_should_retry(lambda error, is_write, has_key: error["retryable"] and has_key) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ case 5 (a read that did not answer in time")
+    assert "has_key matters only for writes" in out
+
+
+def test_a_path_without_return_is_named(capsys):
+    def forgot_a_return(error, is_write, has_key):
+        if error["retryable"]:
+            return has_key or not is_write
+
+    assert check_should_retry(forgot_a_return) is False
+    assert "should_retry returned None: one path through it has no return statement" in capsys.readouterr().out
+
+
+def test_the_class_itself_jitter_of_one_or_more_and_a_cap_below_the_base_are_named(capsys):
+    assert check_retry_policy(RetryPolicy) is False
+    assert "You passed the class RetryPolicy itself" in capsys.readouterr().out
+    assert check_retry_policy(RetryPolicy(jitter=1.0)) is False
+    assert "jitter=1 is a fraction of the delay" in capsys.readouterr().out
+    assert check_retry_policy(RetryPolicy(base_delay=0.2, max_delay=0.1, jitter=0.1)) is False
+    assert "max_delay=0.1 is below base_delay=0.2" in capsys.readouterr().out
+
+
+def test_the_first_wait_hint_shows_the_lowest_possible_wait(capsys):
+    assert check_retry_policy(RetryPolicy(base_delay=0.1, factor=1.5, jitter=0.2, budget=0.5)) is False
+    assert "0.1·(1 − 0.2) = 0.08s" in capsys.readouterr().out

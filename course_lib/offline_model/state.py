@@ -1,0 +1,72 @@
+"""`previous_response_id`: the offline model keeps the responses it gave, as the real API stores them.
+
+With `store` not false (the API's default is to store), a response is kept under its id, together
+with the input it answered. A later request that names it in `previous_response_id` is answered
+as if its `input` began with that response's input and then its output items: the whole chain,
+so the app sends only what is new (for a tool call: the `function_call_output`, not the call
+again). `instructions` are not carried over, as the SDK's `Response.instructions` docstring says.
+
+An id the store does not hold — never given, or given with `store: false` — gets the real API's
+400: `Previous response with id 'resp_…' not found.`, param `previous_response_id`, code
+`previous_response_not_found` (as the real API answers it:
+https://github.com/maximhq/bifrost/issues/2441; with `store: false`:
+https://github.com/bigduu/Bamboo-agent/pull/513).
+
+The store lives in this process, is shared by every client of the offline model and holds at most
+`CAPACITY` responses (the oldest is forgotten first). Ids are hashes of the request body, so the
+same chain of requests gives the same ids and the same answers in every run.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from course_lib.offline_model.validation import BadRequest, _get
+
+CAPACITY = 512
+
+_lock = threading.Lock()
+_stored: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()  # response id → its input, then its output
+
+
+def _as_items(raw: Any) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw)
+
+
+def chained_input(body: dict) -> list[dict[str, Any]] | str:
+    """The `input` the model answers: the request's own, after the stored chain it continues.
+
+    Raises:
+        BadRequest: `previous_response_id` is not a string, or names no stored response.
+    """
+    previous = _get(body, "previous_response_id", "", str, optional=True)
+    raw = _get(body, "input", "", (str, list))
+    if previous is None:
+        return raw
+    with _lock:
+        earlier = _stored.get(previous)
+    if earlier is None:
+        raise BadRequest(f"Previous response with id '{previous}' not found.", "previous_response_id",
+                         "previous_response_not_found")
+    return [*earlier, *_as_items(raw)]
+
+
+def remember(body: dict, items: list[dict[str, Any]] | str, response: dict[str, Any]) -> dict[str, Any]:
+    """Store `response` under its id (unless the request said `store: false`); return it with
+    `previous_response_id` echoed, as the real API does."""
+    response = {**response, "previous_response_id": body.get("previous_response_id")}
+    if body.get("store") is not False:
+        with _lock:
+            _stored[response["id"]] = [*_as_items(items), *response["output"]]
+            _stored.move_to_end(response["id"])
+            while len(_stored) > CAPACITY:
+                _stored.popitem(last=False)
+    return response
+
+
+def forget_all() -> None:
+    """Empty the store (for tests)."""
+    with _lock:
+        _stored.clear()
