@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 
 from course_lib.offline_model.response import respond
+from course_lib.offline_model.streaming import event_stream
 from course_lib.offline_model.validation import BadRequest
 
 logger = logging.getLogger(__name__)
@@ -44,8 +45,8 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 
 def handle(request: httpx.Request) -> httpx.Response:
-    """Serve one HTTP request: POST …/responses → a Response body; errors in the OpenAI format
-    (400 malformed body, 404 unknown path, 405 other methods)."""
+    """Serve one HTTP request: POST …/responses → a Response body (server-sent events with
+    `stream: true`); errors in the OpenAI format (400 malformed body, 404 unknown path, 405 other methods)."""
     path = request.url.path
     if not path.rstrip("/").endswith("/responses"):
         return _error(404, f"Invalid URL ({request.method} {path})")
@@ -56,9 +57,10 @@ def handle(request: httpx.Request) -> httpx.Response:
     except (ValueError, RecursionError) as exc:  # also covers bytes that are not UTF-8, and runaway nesting
         return _error(400, f"We could not parse the JSON body of your request: {exc}.")
     try:
-        return _json_response(200, respond(body))
-    except BadRequest as exc:
+        response = respond(body)
+    except BadRequest as exc:  # streamed or not, a bad request is a 400 before any event
         return _json_response(400, exc.to_body())
+    return event_stream(response) if body.get("stream") is True else _json_response(200, response)
 
 
 def offline_transport() -> httpx.MockTransport:
@@ -195,12 +197,16 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             response = handle(httpx.Request(self.command, f"http://offline{self.path}", content=content))
-            status, payload, headers = response.status_code, response.content, dict(response.headers)
+            events = response if response.headers.get("content-type", "").startswith("text/event-stream") else None
+            status, payload, headers = response.status_code, b"" if events else response.content, dict(response.headers)
         except Exception:  # a bug must still get an answer: a 500 in the real API's shape, the detail logged
             logger.exception("the offline model failed on %s %s", self.command, self.path)
-            status, payload, headers = 500, _json_bytes({"error": {"message": _SERVER_ERROR, "type": "server_error",
-                                                                   "param": None, "code": None}}), {}
-        self._send(status, payload, headers)
+            status, payload, headers, events = 500, _json_bytes({"error": {"message": _SERVER_ERROR, "type": "server_error",
+                                                                           "param": None, "code": None}}), {}, None
+        if events is not None:
+            self._send_events(events)  # stream: true
+        else:
+            self._send(status, payload, headers)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _relay
 
@@ -223,6 +229,20 @@ class _Handler(BaseHTTPRequestHandler):
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
         self.connection.settimeout(self.server.request_timeout)  # a client that never reads cannot hold the thread
         self.wfile.write(head + (b"" if getattr(self, "command", None) == "HEAD" else body))
+        self._answered = True
+
+    def _send_events(self, response: httpx.Response) -> None:
+        """A streamed reply (`stream: true`): chunked, one chunk per server-sent event, each written
+        as it comes (the headers go with the first)."""
+        lines = [f"{self.protocol_version} 200 OK", f"Server: {self.version_string()}",
+                 f"Date: {self.date_time_string()}", *(f"{key}: {value}" for key, value in response.headers.items()),
+                 "Transfer-Encoding: chunked"]  # fmt: skip
+        pending = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
+        self.connection.settimeout(self.server.request_timeout)
+        for frame in response.iter_raw():
+            self.wfile.write(pending + f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
+            pending = b""
+        self.wfile.write(pending + b"0\r\n\r\n")
         self._answered = True
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
