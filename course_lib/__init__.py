@@ -11,6 +11,7 @@ MCP           fs_server      the sandboxed files server (in-process or stdio)
               stdio          the servers over stdin/stdout for outside hosts, on event-loop pipes
 Results       loop           function_call_output, the second request, stop conditions
               verify         link-by-link checks of a recorded round trip (fixtures)
+              streaming      a streamed response put back together per item; the loop streamed
 Reliability   results        the normalized {ok, data | error{code, message, retryable}}
               execution      allowlist → parse → schema → permission → approval → run → output
               retry          retry only what can recover, with budgets

@@ -65,7 +65,8 @@ class PartialItem:
     def line(self) -> str:
         """One line: index, type, id, and the text so far."""
         what = f"{self.name} {self.text}" if self.type == "function_call" else repr(self.text)
-        return f"[{self.output_index}] {self.type:<13} {self.item_id[:12]}…  {what}  ({'done' if self.done else 'streaming'})"
+        state = "done" if self.done else "streaming"
+        return f"[{self.output_index}] {self.type:<13} {self.item_id[:12]}…  {what}  ({state})"
 
 
 @dataclass

@@ -31,8 +31,9 @@ def interleave(events: list) -> list:
     """The same stream with the pieces of its items alternating, renumbered: what a client must
     also handle, since nothing in the event types promises one item at a time."""
     added = [e for e in events if e.type == "response.output_item.added"]
-    inner = [[e for e in events if getattr(e, "output_index", None) == a.output_index
-              and e.type not in ("response.output_item.added", "response.output_item.done")] for a in added]  # fmt: skip
+    ends = ("response.output_item.added", "response.output_item.done")
+    inner = [[e for e in events if getattr(e, "output_index", None) == a.output_index and e.type not in ends]
+             for a in added]  # fmt: skip
     mixed = [e for group in itertools.zip_longest(*inner) for e in group if e is not None]
     done = [e for e in events if e.type == "response.output_item.done"]
     order = [*events[:2], *added, *mixed, *done, events[-1]]

@@ -9,6 +9,8 @@ arrive within REQUEST_TIMEOUT; 500 if the model itself fails. A kept-alive conne
 most IDLE_TIMEOUT for its next request. Each reply goes out in one write with TCP_NODELAY: headers
 and body written apart cost ~44 ms per kept-alive request (Nagle's algorithm meets the client's
 delayed ACK; `benchmarks/http_server.py`). A thread per connection, BACKLOG queued connections.
+A streamed reply (`stream: true`) is chunked instead: the headers with the first event, then a
+chunk per event, each written as it comes.
 
 Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765`.
 """
@@ -197,14 +199,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             response = handle(httpx.Request(self.command, f"http://offline{self.path}", content=content))
-            events = response if response.headers.get("content-type", "").startswith("text/event-stream") else None
-            status, payload, headers = response.status_code, b"" if events else response.content, dict(response.headers)
+            streamed = response if response.headers.get("content-type", "").startswith("text/event-stream") else None
+            status, payload, headers = response.status_code, b"" if streamed else response.content, dict(response.headers)
         except Exception:  # a bug must still get an answer: a 500 in the real API's shape, the detail logged
             logger.exception("the offline model failed on %s %s", self.command, self.path)
-            status, payload, headers, events = 500, _json_bytes({"error": {"message": _SERVER_ERROR, "type": "server_error",
-                                                                           "param": None, "code": None}}), {}, None
-        if events is not None:
-            self._send_events(events)  # stream: true
+            status, payload, headers = 500, _json_bytes({"error": {"message": _SERVER_ERROR, "type": "server_error",
+                                                                   "param": None, "code": None}}), {}
+            streamed = None
+        if streamed is not None:
+            self._send_events(streamed)  # stream: true
         else:
             self._send(status, payload, headers)
 

@@ -57,12 +57,14 @@ def stream_events(response: dict[str, Any]) -> list[dict[str, Any]]:
     for index, item in enumerate(response["output"]):
         at = {"item_id": item["id"], "output_index": index}
         if item["type"] == "function_call":
-            emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "arguments": ""})
+            started_item = {**item, "status": "in_progress", "arguments": ""}
+            emit("response.output_item.added", output_index=index, item=started_item)
             for piece in pieces(item["arguments"]):
                 emit("response.function_call_arguments.delta", **at, delta=piece)
             emit("response.function_call_arguments.done", **at, arguments=item["arguments"])
         elif item["type"] == "message":
-            emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []})
+            started_item = {**item, "status": "in_progress", "content": []}
+            emit("response.output_item.added", output_index=index, item=started_item)
             for content_index, part in enumerate(item["content"]):
                 emit("response.content_part.added", **at, content_index=content_index, part={**part, "text": ""})
                 for piece in pieces(part["text"]):
@@ -102,5 +104,5 @@ def event_stream(response: dict[str, Any]) -> httpx.Response:
     The events are all built before the first byte goes out, so nothing can fail mid-stream.
     """
     frames = [sse_frame(event) for event in stream_events(response)]
-    return httpx.Response(200, headers={"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"},
-                          stream=_Frames(frames))  # fmt: skip
+    headers = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
+    return httpx.Response(200, headers=headers, stream=_Frames(frames))
