@@ -8,6 +8,7 @@ import asyncio
 import json
 import socket
 import threading
+import typing
 
 import httpx
 import openai
@@ -19,6 +20,7 @@ from openai.types.responses import (
     ResponseCreatedEvent,
     ResponseFunctionCallArgumentsDeltaEvent,
     ResponseFunctionCallArgumentsDoneEvent,
+    ResponseFunctionToolCall,
     ResponseIncompleteEvent,
     ResponseInProgressEvent,
     ResponseOutputItemAddedEvent,
@@ -251,3 +253,13 @@ def test_a_client_that_leaves_mid_stream_does_not_stop_the_server(server_url):
         assert sock.recv(100).startswith(b"HTTP/1.1 200 OK")
     with openai.OpenAI(api_key="offline", base_url=server_url, max_retries=0, timeout=10) as client:
         assert client.responses.create(**body(ONE_READ)).output[0].type == "function_call"
+
+
+def test_the_sdks_argument_events_name_the_item_not_the_call():
+    """What notebook 04b teaches: deltas and .done carry item_id and output_index, never the call_id,
+    which only the item itself (output_item.added / .done) carries."""
+    for event_type in (ResponseFunctionCallArgumentsDeltaEvent, ResponseFunctionCallArgumentsDoneEvent):
+        assert {"item_id", "output_index", "sequence_number"} <= set(event_type.model_fields)
+        assert "call_id" not in event_type.model_fields and "name" not in event_type.model_fields
+    items = typing.get_args(ResponseOutputItemAddedEvent.model_fields["item"].annotation)
+    assert ResponseFunctionToolCall in items and "call_id" in ResponseFunctionToolCall.model_fields
