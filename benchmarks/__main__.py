@@ -1,4 +1,4 @@
-"""`python -m benchmarks [tool_call] [loop] [parallel] [course] [--quick]`: run, then print one table."""
+"""`python -m benchmarks [tool_call] [loop] [parallel] [course] [http_server] [streaming] [--quick]`: run, then print one table."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import traceback
 
 from benchmarks import Row, elapsed, load_average, progress
 
-BENCHMARKS = ("tool_call", "loop", "parallel", "course", "http_server", "http")
+BENCHMARKS = ("tool_call", "loop", "parallel", "course", "http_server", "http", "streaming")
 
 
 def _node_version() -> str:

@@ -13,6 +13,7 @@ MCP           fs_server      the sandboxed files server (in-process, stdio or HT
               http_show      HTTP exchanges printed as they crossed, port and session id masked
 Results       loop           function_call_output, the second request, stop conditions
               verify         link-by-link checks of a recorded round trip (fixtures)
+              streaming      a streamed response put back together per item; the loop streamed
 Envelopes     chat_loop      the loop over Chat Completions; messages_loop over Anthropic Messages
 Reliability   results        the normalized {ok, data | error{code, message, retryable}}
               execution      allowlist → parse → schema → permission → approval → run → output

@@ -18,6 +18,7 @@ A failed call is fed back as a failure (`{"ok": false, "error": {...}}`); it is 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -141,6 +142,7 @@ def run_loop(
     parallel_tool_calls: bool = True,
     reset_tool_choice: bool = True,
     max_output_tokens: int | None = None,
+    create: Callable[..., Response] | None = None,
 ) -> LoopResult:
     """Run the model ⇄ tools loop until a final message or `max_steps` model requests.
 
@@ -150,12 +152,13 @@ def run_loop(
     a response that did not complete ends the loop as "incomplete" with its reason, its output
     neither executed nor added to `context` (the cut-off text stays in `responses[-1]`). Returns a
     `LoopResult`; it never raises for tool failures (they are fed back to the model), only for API
-    errors.
+    errors. `create` sends each request instead of `client.responses.create` (same arguments, returns
+    the Response), e.g. `streaming.StreamedRequests` to stream them.
     """
     context: list[dict[str, Any]] = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
     result = LoopResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context)
     for _ in range(max_steps):
-        response = client.responses.create(
+        response = (create or client.responses.create)(  # `create`: e.g. streaming.StreamedRequests
             model=model or model_name(),
             input=context,
             tools=host.responses_tools(strict=strict),

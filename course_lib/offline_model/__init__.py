@@ -27,7 +27,8 @@ or a strict tool's schema that breaks strict mode's rules), then behaves like a 
 
 What it is not: a language model. It has no knowledge, makes no network calls and is keyed to no
 notebook's exact wording. The same request always gives a byte-identical response (ids are hashes
-of the request body), so notebook outputs can be stored. Like the real API it keeps the responses it
+of the request body), so notebook outputs can be stored. With `stream: true` the same response
+comes as the SDK's server-sent events, in pieces (`streaming`). Like the real API it keeps the responses it
 gave unless told `store: false` (`state`: a bounded in-process store, so `previous_response_id`
 works), and stops at `max_output_tokens` with an incomplete response (`limits`).
 

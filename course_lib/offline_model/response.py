@@ -60,8 +60,6 @@ def respond(body: dict) -> dict:
         raise _type_error("body", dict, body)
     model = _get(body, "model", "", str)
     check_parameters(body)  # unknown top-level keys and wrong JSON types (after a missing model, as the API)
-    if body.get("stream"):
-        raise BadRequest("The offline model does not stream; leave 'stream' unset.", "stream", "unsupported_value")
     chained, limit = chained_input(body), max_output_tokens(body)  # previous_response_id: state.py; limits.py
     instructions = _get(body, "instructions", "", str, optional=True)
     parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
@@ -76,7 +74,9 @@ def respond(body: dict) -> dict:
     mode, allowed = _tool_policy(body, _parse_tools(body))
     _check_pairs(items)
     items = check_input(items)  # reasoning items passed back where a reasoning model needs them (reasoning.py)
-    seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # How the answer is delivered is not part of it: streamed or not, the same ids (see `streaming`).
+    delivered = {key: value for key, value in body.items() if key not in ("stream", "stream_options")}
+    seed = json.dumps(delivered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     plan = _decide(items, mode, allowed, parallel is not False, persona)
     output = [_output_item(entry, seed, i) for i, entry in enumerate(plan)]
     produced = "".join(part["text"] for item in output for part in item.get("content", []))

@@ -9,6 +9,8 @@ arrive within REQUEST_TIMEOUT; 500 if the model itself fails. A kept-alive conne
 most IDLE_TIMEOUT for its next request. Each reply goes out in one write with TCP_NODELAY: headers
 and body written apart cost ~44 ms per kept-alive request (Nagle's algorithm meets the client's
 delayed ACK; `benchmarks/http_server.py`). A thread per connection, BACKLOG queued connections.
+A streamed reply (`stream: true`) is chunked instead: the headers with the first event, then a
+chunk per event, each written as it comes.
 
 Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765`.
 """
@@ -31,6 +33,7 @@ import httpx
 
 from course_lib.offline_model import envelopes
 from course_lib.offline_model.response import respond
+from course_lib.offline_model.streaming import event_stream
 from course_lib.offline_model.validation import BadRequest
 
 logger = logging.getLogger(__name__)
@@ -45,9 +48,9 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 
 def handle(request: httpx.Request) -> httpx.Response:
-    """Serve one HTTP request: POST …/responses → a Response body, the other envelopes through
-    `envelopes.ROUTES`; errors in the OpenAI format (400 malformed body, 404 unknown path, 405 other
-    methods; /v1/messages in Anthropic's)."""
+    """Serve one HTTP request: POST …/responses → a Response body (server-sent events with
+    `stream: true`), the other envelopes through `envelopes.ROUTES`; errors in the OpenAI format (400
+    malformed body, 404 unknown path, 405 other methods; /v1/messages in Anthropic's)."""
     path = request.url.path
     if (answer := envelopes.route(request)) is not None:
         return answer
@@ -60,9 +63,10 @@ def handle(request: httpx.Request) -> httpx.Response:
     except (ValueError, RecursionError) as exc:  # also covers bytes that are not UTF-8, and runaway nesting
         return _error(400, f"We could not parse the JSON body of your request: {exc}.")
     try:
-        return _json_response(200, respond(body))
-    except BadRequest as exc:  # a 400, or the status the error names (an unstored item: 404)
-        return _json_response(getattr(exc, "status", 400), exc.to_body())
+        response = respond(body)
+    except BadRequest as exc:  # streamed or not, a bad request is refused before any event: a 400, or
+        return _json_response(getattr(exc, "status", 400), exc.to_body())  # the status it names (404)
+    return event_stream(response) if body.get("stream") is True else _json_response(200, response)
 
 
 def offline_transport() -> httpx.MockTransport:
@@ -199,12 +203,17 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             response = handle(httpx.Request(self.command, f"http://offline{self.path}", content=content))
-            status, payload, headers = response.status_code, response.content, dict(response.headers)
+            streamed = response if response.headers.get("content-type", "").startswith("text/event-stream") else None
+            status, payload, headers = response.status_code, b"" if streamed else response.content, dict(response.headers)
         except Exception:  # a bug must still get an answer: a 500 in the real API's shape, the detail logged
             logger.exception("the offline model failed on %s %s", self.command, self.path)
             status, payload, headers = 500, _json_bytes({"error": {"message": _SERVER_ERROR, "type": "server_error",
                                                                    "param": None, "code": None}}), {}
-        self._send(status, payload, headers)
+            streamed = None
+        if streamed is not None:
+            self._send_events(streamed)  # stream: true
+        else:
+            self._send(status, payload, headers)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _relay
 
@@ -227,6 +236,20 @@ class _Handler(BaseHTTPRequestHandler):
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
         self.connection.settimeout(self.server.request_timeout)  # a client that never reads cannot hold the thread
         self.wfile.write(head + (b"" if getattr(self, "command", None) == "HEAD" else body))
+        self._answered = True
+
+    def _send_events(self, response: httpx.Response) -> None:
+        """A streamed reply (`stream: true`): chunked, one chunk per server-sent event, each written
+        as it comes (the headers go with the first)."""
+        lines = [f"{self.protocol_version} 200 OK", f"Server: {self.version_string()}",
+                 f"Date: {self.date_time_string()}", *(f"{key}: {value}" for key, value in response.headers.items()),
+                 "Transfer-Encoding: chunked"]  # fmt: skip
+        pending = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
+        self.connection.settimeout(self.server.request_timeout)
+        for frame in response.iter_raw():
+            self.wfile.write(pending + f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
+            pending = b""
+        self.wfile.write(pending + b"0\r\n\r\n")
         self._answered = True
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
