@@ -5,6 +5,9 @@
   variants) and compared with the course's real parser, `parse_read_args`.
 - `check_predictions(answer)`: six arguments texts, six predicted outcomes; each text really goes
   through `loop.execute_call` on a fresh files host, and the first wrong prediction is explained.
+
+Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
+the cases' labels and the real parser's and server's messages they quote stay as they are.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.arguments import ArgumentsError, parse_read_args
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.lang import say
 
 # ---- exercise 1: parse_head -------------------------------------------------------------------
 
@@ -69,9 +73,11 @@ def _real_head(text: str) -> tuple[bool, Any, str]:
 def check_parse_head(fn: Callable[[str], int | None]) -> bool:
     """Run `fn` on every case; report the first one where it disagrees with the real parser."""
     if not_answered(fn):
-        return failed("Not answered yet: define parse_head(arguments_text) and pass the function itself.")
+        return failed(say("Not answered yet: define parse_head(arguments_text) and pass the function itself.",
+                          "还没有作答：定义 parse_head(arguments_text)，并传入函数本身。"))
     if not callable(fn):
-        return failed(f"Pass the function itself (parse_head, without parentheses); you passed {fn!r}.")
+        return failed(say(f"Pass the function itself (parse_head, without parentheses); you passed {fn!r}.",
+                          f"请传入函数本身（parse_head，不带括号）；你传入的是 {fn!r}。"))
     cases = [("the offline model's real call (first 20 lines)", _model_arguments_text()), *HEAD_CASES]
     for label, text in cases:
         accepted, head, reason = _real_head(text)
@@ -79,52 +85,73 @@ def check_parse_head(fn: Callable[[str], int | None]) -> bool:
             got = fn(text)
         except ValueError as error:
             if accepted:
-                return failed(f"case '{label}' {text.strip()}: you refused it ({type(error).__name__}: "
-                              f"{error}), but it is valid; the real parser returns head={head!r}."
-                              f"{_accepted_hint(text)}")
+                return failed(say(f"case '{label}' {text.strip()}: you refused it ({type(error).__name__}: "
+                                  f"{error}), but it is valid; the real parser returns head={head!r}.",
+                                  f"例子 '{label}' {text.strip()}：你拒绝了它（{type(error).__name__}: "
+                                  f"{error}），但它是合法的；真正的解析器返回 head={head!r}。")
+                              + _accepted_hint(text))
             continue
         except Exception as error:  # a crash is not a message the model can act on
-            return failed(f"case '{label}' {text.strip()}: your function crashed with {type(error).__name__}: "
-                          f"{error}. Refuse bad input with ValueError (json.JSONDecodeError is one).")
+            return failed(say(f"case '{label}' {text.strip()}: your function crashed with {type(error).__name__}: "
+                              f"{error}. Refuse bad input with ValueError (json.JSONDecodeError is one).",
+                              f"例子 '{label}' {text.strip()}：你的函数崩溃了，{type(error).__name__}: "
+                              f"{error}。请用 ValueError 拒绝坏输入（json.JSONDecodeError 就是一种）。"))
         if not accepted:
-            return failed(f"case '{label}' {text.strip()}: you returned {got!r}, but it must be refused "
-                          f"(the real parser says: {reason}). Raise ValueError.{_refused_hint(text, got)}")
+            return failed(say(f"case '{label}' {text.strip()}: you returned {got!r}, but it must be refused "
+                              f"(the real parser says: {reason}). Raise ValueError.",
+                              f"例子 '{label}' {text.strip()}：你返回了 {got!r}，但它必须被拒绝"
+                              f"（真正的解析器说：{reason}）。请抛出 ValueError。")
+                          + _refused_hint(text, got))
         if got is not None and type(got) is not int:
-            return failed(f"case '{label}' {text.strip()}: you returned {got!r} ({type(got).__name__}); "
-                          "return an int (or None when there is no head)."
-                          f"{' Convert an integral float: 5.0 is the integer 5.' if isinstance(got, float) else ''}")
+            convert = say(" Convert an integral float: 5.0 is the integer 5.",
+                          " 请转换整值的 float：5.0 就是整数 5。") if isinstance(got, float) else ""
+            return failed(say(f"case '{label}' {text.strip()}: you returned {got!r} ({type(got).__name__}); "
+                              "return an int (or None when there is no head).",
+                              f"例子 '{label}' {text.strip()}：你返回了 {got!r}（{type(got).__name__}）；"
+                              "请返回 int（没有 head 时返回 None）。") + convert)
         if got != head:
-            return failed(f"case '{label}' {text.strip()}: expected {head!r}, you returned {got!r}.")
-    return passed(f"parse_head agrees with the real parser on all {len(cases)} cases.")
+            return failed(say(f"case '{label}' {text.strip()}: expected {head!r}, you returned {got!r}.",
+                              f"例子 '{label}' {text.strip()}：应为 {head!r}，你返回了 {got!r}。"))
+    return passed(say("parse_head agrees with the real parser on all {n} cases.",
+                      "在全部 {n} 个例子上，parse_head 与真正的解析器一致。", n=len(cases)))
 
 
 def _accepted_hint(text: str) -> str:
     """What a learner who refused a valid text usually got wrong."""
     if '"head":5.0' in text or '"head":1e2' in text:
-        return (" JSON Schema's integer is any number with no fractional part, so 5.0 and 1e2 are integers: "
-                "json.loads gives a float, convert it when float.is_integer() says so.")
+        return say(" JSON Schema's integer is any number with no fractional part, so 5.0 and 1e2 are integers: "
+                   "json.loads gives a float, convert it when float.is_integer() says so.",
+                   " JSON Schema 的 integer 是任何没有小数部分的数，所以 5.0 和 1e2 都是整数："
+                   "json.loads 给出 float，float.is_integer() 为真时就转换它。")
     if "null" in text:
-        return " null is the absent value (strict mode sends it): return None, do not refuse."
+        return say(" null is the absent value (strict mode sends it): return None, do not refuse.",
+                   " null 表示没有值（严格模式会发送它）：返回 None，不要拒绝。")
     return ""
 
 
 def _refused_hint(text: str, got: Any) -> str:
     """Name the usual mistake behind accepting a text the real parser refuses."""
     if "true" in text:
-        return " True is an int in Python (isinstance(True, int)), but a boolean in JSON: check type(head) is int."
+        return say(" True is an int in Python (isinstance(True, int)), but a boolean in JSON: check type(head) is int.",
+                   " 在 Python 里 True 是 int（isinstance(True, int)），在 JSON 里却是布尔值：请检查 type(head) is int。")
     if '"5"' in text:
-        return " A string is not an integer, even if it holds digits: do not call int() on it."
+        return say(" A string is not an integer, even if it holds digits: do not call int() on it.",
+                   " 字符串不是整数，哪怕里面全是数字：不要对它调用 int()。")
     if "5.5" in text:
-        return " int(5.5) is 5: truncating a fraction is guessing. Only a float with no fraction is an integer."
+        return say(" int(5.5) is 5: truncating a fraction is guessing. Only a float with no fraction is an integer.",
+                   " int(5.5) 是 5：截掉小数就是在猜。只有没有小数部分的 float 才是整数。")
     if "NaN" in text or "Infinity" in text:
-        return " Python's json accepts NaN and Infinity; standard JSON does not: pass parse_constant to refuse them."
+        return say(" Python's json accepts NaN and Infinity; standard JSON does not: pass parse_constant to refuse them.",
+                   " Python 的 json 接受 NaN 和 Infinity；标准 JSON 不接受：传入 parse_constant 来拒绝它们。")
     if text.count('"head"') > 1 or text.count('"path"') > 1:
-        return (" json.loads keeps the last duplicate key silently; which one counts would be a guess. "
-                "Pass object_pairs_hook to refuse duplicates.")
+        return say(" json.loads keeps the last duplicate key silently; which one counts would be a guess. "
+                   "Pass object_pairs_hook to refuse duplicates.",
+                   " json.loads 悄悄保留重复键中的最后一个；哪一个算数只能靠猜。传入 object_pairs_hook 来拒绝重复的键。")
     if "[" in text.lstrip()[:1]:
-        return " The arguments must be a JSON object; check isinstance(value, dict)."
+        return say(" The arguments must be a JSON object; check isinstance(value, dict).",
+                   " 参数必须是一个 JSON 对象；请检查 isinstance(value, dict)。")
     if isinstance(got, int) and got < 1:
-        return " head counts lines: it must be at least 1."
+        return say(" head counts lines: it must be at least 1.", " head 数的是行数：它必须至少为 1。")
     return ""
 
 
@@ -171,6 +198,12 @@ _WHY = {
     "FORBIDDEN": "valid against the schema is not the same as allowed",
     "NOT_FOUND": "valid and allowed, but a valid path does not make the file exist",
 }
+_WHY_ZH = {
+    "OK": "真实的调用成功了",
+    "INVALID_INPUT": "参数违反了规则",
+    "FORBIDDEN": "符合 schema 不等于被允许",
+    "NOT_FOUND": "合法且被允许，但合法的路径并不能让文件存在",
+}
 
 
 def real_outcomes(cases: list[str] = PREDICTION_CASES) -> list[tuple[str, str, str]]:
@@ -196,18 +229,26 @@ def real_outcomes(cases: list[str] = PREDICTION_CASES) -> list[tuple[str, str, s
 def check_predictions(answer: list[str]) -> bool:
     """Compare six predicted outcomes with what really happens to each arguments text."""
     if not_answered(answer):
-        return failed(f"Not answered yet: give a list of {len(PREDICTION_CASES)} outcomes, each one of {', '.join(OUTCOMES)}.")
+        return failed(say("Not answered yet: give a list of {n} outcomes, each one of {outcomes}.",
+                          "还没有作答：给出一个包含 {n} 个结果的列表，每个都是 {outcomes} 之一。",
+                          n=len(PREDICTION_CASES), outcomes=", ".join(OUTCOMES)))
     if not isinstance(answer, (list, tuple)) or len(answer) != len(PREDICTION_CASES):
-        return failed(f"Give a list of exactly {len(PREDICTION_CASES)} outcomes, one per arguments text, in order.")
+        return failed(say("Give a list of exactly {n} outcomes, one per arguments text, in order.",
+                          "请给出一个恰好包含 {n} 个结果的列表，每段参数文本一个，按顺序排列。", n=len(PREDICTION_CASES)))
     for i, guess in enumerate(answer, start=1):
         if guess not in OUTCOMES:
-            return failed(f"#{i}: {guess!r} is not an outcome; use one of {', '.join(OUTCOMES)}.")
+            outcomes = ", ".join(OUTCOMES)
+            return failed(say(f"#{i}: {guess!r} is not an outcome; use one of {outcomes}.",
+                              f"#{i}：{guess!r} 不是一种结果；请使用 {outcomes} 之一。"))
     for i, (text, guess, (code, message, kind)) in enumerate(zip(PREDICTION_CASES, answer, real_outcomes()), start=1):
         if guess != code:
-            who = {"app": "refused by the app before sending", "tool": "refused by the server"}.get(kind)
-            said = f", {who}: {message!r}" if who else ""
-            return failed(f"#{i} {text}: you predicted {guess}, the real outcome is {code}{said} — {_WHY[code]}.")
-    return passed(f"All {len(PREDICTION_CASES)} predictions match the real outcomes.")
+            who = {"app": say("refused by the app before sending", "应用在发送前就拒绝了"),
+                   "tool": say("refused by the server", "被服务器拒绝")}.get(kind)
+            said = say(f", {who}: {message!r}", f"，{who}：{message!r}") if who else ""
+            return failed(say(f"#{i} {text}: you predicted {guess}, the real outcome is {code}{said} — {_WHY[code]}.",
+                              f"#{i} {text}：你预测的是 {guess}，真实的结果是 {code}{said}。{_WHY_ZH[code]}。"))
+    return passed(say("All {n} predictions match the real outcomes.", "全部 {n} 个预测都与真实结果相符。",
+                      n=len(PREDICTION_CASES)))
 
 
 SOLUTIONS: Solutions = {

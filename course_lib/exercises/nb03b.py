@@ -8,6 +8,9 @@
   of a real host (our files server twice, under `fs` and `fs_archive`, and a gateway server whose
   own tool names already contain "__"), and on names the host never exposed, which must raise
   `LookupError`. Runs in-process: no Node needed.
+
+Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
+the servers' own texts they quote stay as they are.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from course_lib import node_tools
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.lang import say
 
 # ---- exercise 1: predict the reference server ---------------------------------------------------
 
@@ -41,12 +45,21 @@ _WHY = {
     "D": ("/workspace is our server's logical root; the reference only knows real paths, so it refuses this "
           "one as outside its allowed directories (ours reads it)"),
 }
+_WHY_ZH = {
+    "A": "head 0 是假值，所以参考服务器忽略它，读取整个文件（我们的拒绝 head 0）",
+    "B": "notes.txt 以换行符结尾，参考服务器在换行符处切分，所以它的最后一“行”是那个换行符之后的空文本："
+         "tail 1 只返回这个空文本（我们的返回最后一行真正的内容）",
+    "C": "tail 0 是假值，所以参考服务器根本看不到“head 和 tail 同时给出”，只应用了 head 2（我们的拒绝 tail 0）",
+    "D": "/workspace 是我们服务器的逻辑根目录；参考服务器只认真实路径，所以它把这个路径当作在允许的目录之外而拒绝"
+         "（我们的能读取它）",
+}
 
 
 def node_problem() -> str | None:
     """Why the reference server cannot run here, or None when Node.js and the packages are ready."""
     if not node_tools.node_available():
-        return "Node.js is not installed: install `node` and `npm` (Node 20 or newer), then `make node-tools`"
+        return say("Node.js is not installed: install `node` and `npm` (Node 20 or newer), then `make node-tools`",
+                   "没有安装 Node.js：请安装 `node` 和 `npm`（Node 20 或更新），然后运行 `make node-tools`")
     try:
         node_tools.ensure_installed()
     except node_tools.NodeToolsMissing as missing:
@@ -83,8 +96,8 @@ def reference_outcomes() -> dict[str, int | str]:
 
 def _shown(outcome: int | str) -> str:
     if outcome == "error":
-        return "an error"
-    return f"{outcome} line" if outcome == 1 else f"{outcome} lines"
+        return say("an error", "一个错误")
+    return say(f"{outcome} line" if outcome == 1 else f"{outcome} lines", f"{outcome} 行")
 
 
 def _valid_prediction(value: Any) -> bool:
@@ -94,27 +107,37 @@ def _valid_prediction(value: Any) -> bool:
 def check_reference_predictions(predictions: dict[str, int | str]) -> bool:
     """Compare each prediction with what the reference server really returns for that case."""
     if not_answered(predictions) or (isinstance(predictions, dict) and any(v is ... for v in predictions.values())):
-        return failed('Not answered yet: replace each ... with a number of lines (0 or more) or "error".')
+        return failed(say('Not answered yet: replace each ... with a number of lines (0 or more) or "error".',
+                          '还没有作答：把每个 ... 换成行数（0 或更多）或 "error"。'))
     if not isinstance(predictions, dict):
-        return failed(f'Give a dict {{"A": ..., "B": ..., "C": ..., "D": ...}}; you gave a {type(predictions).__name__}.')
+        kind = type(predictions).__name__
+        return failed(say(f'Give a dict {{"A": ..., "B": ..., "C": ..., "D": ...}}; you gave a {kind}.',
+                          f'请给出一个 dict {{"A": ..., "B": ..., "C": ..., "D": ...}}；你给的是 {kind}。'))
     missing = [label for label in PREDICTION_CASES if label not in predictions]
     if missing:
-        return failed(f"Predict every case: {', '.join(missing)} missing.")
+        return failed(say(f"Predict every case: {', '.join(missing)} missing.",
+                          f"请预测每一个例子：缺少 {', '.join(missing)}。"))
     for label in PREDICTION_CASES:
         if not _valid_prediction(predictions[label]):
-            return failed(f'{label}: {predictions[label]!r} is not a prediction; use a number of lines (0 or more) '
-                          'or the string "error".')
+            return failed(say(f'{label}: {predictions[label]!r} is not a prediction; use a number of lines (0 or more) '
+                              'or the string "error".',
+                              f'{label}：{predictions[label]!r} 不是一个预测；请用行数（0 或更多）或字符串 "error"。'))
     problem = node_problem()
     if problem:
-        return failed(f"This check runs the reference server, which needs Node.js: {problem}.")
+        return failed(say(f"This check runs the reference server, which needs Node.js: {problem}.",
+                          f"这个检查要运行参考服务器，需要 Node.js：{problem}。"))
     real = reference_outcomes()
     wrong = [label for label in PREDICTION_CASES if predictions[label] != real[label]]
     if wrong:
         label = wrong[0]
-        return failed(f"{len(PREDICTION_CASES) - len(wrong)} of {len(PREDICTION_CASES)} right. {label} "
-                      f"{PREDICTION_CASES[label]}: you predicted {_shown(predictions[label])}, but the reference "
-                      f"returned {_shown(real[label])}: {_WHY[label]}.")
-    return passed(f"all {len(PREDICTION_CASES)} predictions match what the reference server really returned.")
+        right, total, case = len(PREDICTION_CASES) - len(wrong), len(PREDICTION_CASES), PREDICTION_CASES[label]
+        return failed(say(f"{right} of {total} right. {label} "
+                          f"{case}: you predicted {_shown(predictions[label])}, but the reference "
+                          f"returned {_shown(real[label])}: {_WHY[label]}.",
+                          f"{total} 个中对了 {right} 个。{label} {case}：你预测的是 {_shown(predictions[label])}，"
+                          f"但参考服务器返回了 {_shown(real[label])}：{_WHY_ZH[label]}。"))
+    return passed(say("all {n} predictions match what the reference server really returned.",
+                      "全部 {n} 个预测都与参考服务器真正返回的结果相符。", n=len(PREDICTION_CASES)))
 
 
 # ---- exercise 2: route an alias back to (server, tool) ------------------------------------------
@@ -127,6 +150,12 @@ MUST_REFUSE: dict[str, str] = {
     "fs__write_file": "no connected server exposes a write_file",
     "ref__read_text_file": "nothing is connected under the prefix ref in this host",
     "read_text_file": "a bare tool name has no prefix, and the model only ever sees aliases",
+}
+_MUST_REFUSE_ZH = {
+    "gw__docs__list_directory": "网关提供 docs__list_directory，但 only= 把它排除在外",
+    "fs__write_file": "没有哪台已连接的服务器暴露 write_file",
+    "ref__read_text_file": "这个主机里没有任何东西连接在前缀 ref 之下",
+    "read_text_file": "单独的工具名没有前缀，而模型只会看到别名",
 }
 """Names the host never exposed, and why each must be refused before anything is sent."""
 
@@ -200,23 +229,29 @@ def exposed_tools(host=None) -> dict[str, list[str]]:
 def _what_it_reached(host, server: Any, tool: Any) -> str:
     """Send the call the learner's route would send, and say what really answered."""
     if server not in host.connections:
-        return f"no server is connected under {server!r}, so nothing could be sent"
+        return say(f"no server is connected under {server!r}, so nothing could be sent",
+                   f"没有服务器连接在 {server!r} 之下，所以什么也发不出去")
     try:
         result, _ = host.run(host.connections[server].call_tool, tool, {"path": "mcp.md", "head": 1})
     except MCPError as error:
-        return f"server {server!r} answered with a JSON-RPC error ({error.message})"
+        return say(f"server {server!r} answered with a JSON-RPC error ({error.message})",
+                   f"服务器 {server!r} 以一个 JSON-RPC 错误作答（{error.message}）")
     except Exception as error:  # e.g. a tool name that is not a string: refused before sending
-        return f"the call could not even be sent ({type(error).__name__})"
-    outcome = "a tool error" if result.is_error else "a result"
-    return f"it reached server {server!r}, tool {tool!r}, which returned {outcome}"
+        return say(f"the call could not even be sent ({type(error).__name__})",
+                   f"这次调用连发送都没能发送（{type(error).__name__}）")
+    outcome = say("a tool error", "一个工具错误") if result.is_error else say("a result", "一个结果")
+    return say(f"it reached server {server!r}, tool {tool!r}, which returned {outcome}",
+               f"它到达了服务器 {server!r} 的工具 {tool!r}，返回了{outcome}")
 
 
 def check_route(fn: Callable[[str, dict[str, list[str]]], tuple[str, str]]) -> bool:
     """Run `fn(alias, exposed)` on every real alias of `routing_host()`, then on names it must refuse."""
     if not_answered(fn):
-        return failed("Not answered yet: define route(alias, exposed) and pass the function itself.")
+        return failed(say("Not answered yet: define route(alias, exposed) and pass the function itself.",
+                          "还没有作答：定义 route(alias, exposed)，并传入函数本身。"))
     if not callable(fn):
-        return failed(f"Pass the function itself (route, without parentheses); you passed {fn!r}.")
+        return failed(say(f"Pass the function itself (route, without parentheses); you passed {fn!r}.",
+                          f"请传入函数本身（route，不带括号）；你传入的是 {fn!r}。"))
     host = routing_host()
     try:
         exposed = exposed_tools(host)
@@ -224,31 +259,46 @@ def check_route(fn: Callable[[str, dict[str, list[str]]], tuple[str, str]]) -> b
             try:
                 got = fn(alias, {k: list(v) for k, v in exposed.items()})
             except Exception as error:
-                return failed(f"route({alias!r}) raised {type(error).__name__}: {error}; it should give "
-                              f"{(real.server, real.tool)!r}. A tool name may itself contain '__'.")
+                want = (real.server, real.tool)
+                return failed(say(f"route({alias!r}) raised {type(error).__name__}: {error}; it should give "
+                                  f"{want!r}. A tool name may itself contain '__'.",
+                                  f"route({alias!r}) 抛出了 {type(error).__name__}: {error}；它应当给出 "
+                                  f"{want!r}。工具名本身可能包含 '__'。"))
             if not isinstance(got, (tuple, list)) or len(got) != 2:
-                return failed(f"route({alias!r}) must return a (server, tool) pair; it returned {got!r}.")
+                return failed(say(f"route({alias!r}) must return a (server, tool) pair; it returned {got!r}.",
+                                  f"route({alias!r}) 必须返回一个 (server, tool) 对；它返回的是 {got!r}。"))
             if tuple(got) != (real.server, real.tool):
-                sibling = (f" ({real.server!r} merely starts with the characters {got[0]!r}: compare the whole "
-                           "prefix up to the '__', not a string prefix)"
-                           if isinstance(got[0], str) and real.server.startswith(f"{got[0]}_") else "")
-                return failed(f"route({alias!r}) gave {tuple(got)!r}, but the host recorded "
-                              f"{(real.server, real.tool)!r}{sibling}; sent as you routed it, "
-                              f"{_what_it_reached(host, *got)}.")
+                sibling = ""
+                if isinstance(got[0], str) and real.server.startswith(f"{got[0]}_"):
+                    sibling = say(f" ({real.server!r} merely starts with the characters {got[0]!r}: compare the whole "
+                                  "prefix up to the '__', not a string prefix)",
+                                  f"（{real.server!r} 只是以字符 {got[0]!r} 开头：要比较直到 '__' 为止的整个前缀，"
+                                  "而不是字符串前缀）")
+                want, reached = (real.server, real.tool), _what_it_reached(host, *got)
+                return failed(say(f"route({alias!r}) gave {tuple(got)!r}, but the host recorded "
+                                  f"{want!r}{sibling}; sent as you routed it, {reached}.",
+                                  f"route({alias!r}) 给出的是 {tuple(got)!r}，但主机记录的是 {want!r}{sibling}；"
+                                  f"按你的路由发送，{reached}。"))
         for alias, why in MUST_REFUSE.items():
             try:
                 got = fn(alias, {k: list(v) for k, v in exposed.items()})
             except LookupError:
                 continue
             except Exception as error:
-                return failed(f"route({alias!r}) raised {type(error).__name__}; raise LookupError (KeyError is "
-                              f"one) for a name the host never exposed, so the loop can report an unknown tool.")
-            return failed(f"route({alias!r}) returned {got!r}, yet the host never exposed that name ({why}): "
-                          "raise LookupError so nothing is sent.")
+                return failed(say(f"route({alias!r}) raised {type(error).__name__}; raise LookupError (KeyError is "
+                                  "one) for a name the host never exposed, so the loop can report an unknown tool.",
+                                  f"route({alias!r}) 抛出了 {type(error).__name__}；对主机从未暴露过的名字，"
+                                  "请抛出 LookupError（KeyError 就是一种），这样循环才能报告未知的工具。"))
+            return failed(say(f"route({alias!r}) returned {got!r}, yet the host never exposed that name ({why}): "
+                              "raise LookupError so nothing is sent.",
+                              f"route({alias!r}) 返回了 {got!r}，可主机从未暴露过这个名字（{_MUST_REFUSE_ZH[alias]}）："
+                              "请抛出 LookupError，这样什么也不会发送。"))
     finally:
         host.close()
-    return passed(f"all {len(host.routes)} aliases routed to the recorded server and tool, and "
-                  f"{len(MUST_REFUSE)} names the host never exposed refused.")
+    return passed(say("all {n} aliases routed to the recorded server and tool, and "
+                      "{refused} names the host never exposed refused.",
+                      "全部 {n} 个别名都路由到了记录下的服务器和工具，主机从未暴露过的 {refused} 个名字都被拒绝了。",
+                      n=len(host.routes), refused=len(MUST_REFUSE)))
 
 
 def _route_solution(alias: str, exposed: dict[str, list[str]]) -> tuple[str, str]:

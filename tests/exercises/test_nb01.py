@@ -89,3 +89,54 @@ def test_an_openapi_nullable_flag_is_named_as_not_json_schema(capsys):
     assert check_strict_search_notes(_strict(limit=limit)) is False
     out = capsys.readouterr().out
     assert out.startswith("✗ limit was optional") and '"nullable": true is OpenAPI, not JSON Schema' in out
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_checks_speak_english_by_default_and_chinese_in_the_zh_cn_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert check_strict_search_notes(...) is False
+    assert check_tool_choices({"use_backup": ..., "no_tools": ...}) is False
+    assert capsys.readouterr().out == (
+        "✗ Not answered yet: write the strict parameters schema of search_notes as a dict.\n"
+        "✗ Not answered yet: give a tool_choice for each of use_backup, no_tools.\n"
+    )
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_strict_search_notes(...) is False
+    assert check_tool_choices({"use_backup": "none", "no_tools": ...}) is False
+    assert capsys.readouterr().out == (
+        "✗ 还没有作答：把 search_notes 的严格 parameters schema 写成一个 dict。\n"
+        "✗ 'no_tools' 还没有作答（这一轮模型必须不调用任何工具就作答）。\n"
+    )
+
+
+def test_a_lost_meaning_and_the_openapi_hint_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_strict_search_notes(_strict(limit={"type": ["integer", "null"]})) is False
+    assert capsys.readouterr().out == "✗ limit 丢掉了它的范围（MCP 规则里是 1 到 20）；你的接受 0。\n"
+    limit = {"type": "integer", "minimum": 1, "maximum": 20, "nullable": True}
+    assert check_strict_search_notes(_strict(limit=limit)) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ limit 原本是可选的：严格模式下模型必须总是发送它")
+    assert '"nullable": true 是 OpenAPI 的写法，不是 JSON Schema' in out
+
+
+def test_tool_choice_messages_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_tool_choices({"use_backup": "required", "no_tools": "none"}) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ use_backup：用 'required' 时模型调用了 fs__read_text_file。")
+    assert "请点名这一步需要的工具" in out
+    assert check_tool_choices({"use_backup": {"type": "function", "name": "read_text_file"}, "no_tools": "none"}) is False
+    out = capsys.readouterr().out  # the API's own sentence stays as the API wrote it
+    assert "模型 API 拒绝了你的 tool_choice：Tool choice 'function' with name 'read_text_file' not found" in out
+    assert "它的别名，包括前缀" in out
+    assert check_tool_choices(SOLUTIONS["check_tool_choices"]()) is True
+    assert capsys.readouterr().out.startswith("✓ 模型调用了 backup__read_text_file（backup 服务器读取了文件）")
+
+
+def test_the_pass_message_of_the_strict_schema_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_strict_search_notes(copy.deepcopy(STRICT)) is True
+    assert capsys.readouterr().out.startswith("✓ 既严格又忠实：模型 API 在 strict: true 下接受它")

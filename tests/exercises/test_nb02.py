@@ -2,7 +2,7 @@
 
 import json
 
-from course_lib.exercises.nb02 import check_parse_head, check_predictions
+from course_lib.exercises.nb02 import SOLUTIONS, check_parse_head, check_predictions
 
 
 def _lenient_parse_head(arguments_text):
@@ -123,3 +123,53 @@ def test_parse_head_that_uses_isinstance_int_lets_true_through(capsys):
     assert check_parse_head(_isinstance_int) is False
     out = capsys.readouterr().out
     assert out.startswith("✗ case 'head as a boolean'") and "True is an int in Python" in out
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert check_parse_head(...) is False
+    assert check_predictions(...) is False
+    assert capsys.readouterr().out == (
+        "✗ Not answered yet: define parse_head(arguments_text) and pass the function itself.\n"
+        "✗ Not answered yet: give a list of 6 outcomes, each one of OK, INVALID_INPUT, FORBIDDEN, NOT_FOUND.\n"
+    )
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_parse_head(...) is False
+    assert check_predictions(...) is False
+    assert capsys.readouterr().out == (
+        "✗ 还没有作答：定义 parse_head(arguments_text)，并传入函数本身。\n"
+        "✗ 还没有作答：给出一个包含 6 个结果的列表，每个都是 OK, INVALID_INPUT, FORBIDDEN, NOT_FOUND 之一。\n"
+    )
+
+
+def test_parse_head_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_parse_head(_lenient_parse_head) is False
+    out = capsys.readouterr().out  # the case's label stays as the catalogue of cases writes it
+    assert out.startswith("✗ 例子 'head as a string'") and "你返回了 '5'，但它必须被拒绝" in out
+    assert "不要对它调用 int()" in out
+    assert check_parse_head(_refuses_every_float) is False
+    out = capsys.readouterr().out
+    assert "但它是合法的；真正的解析器返回 head=5。" in out and "5.0 和 1e2 都是整数" in out
+    assert check_parse_head(_crashes_on_missing_head) is False
+    assert "请用 ValueError 拒绝坏输入" in capsys.readouterr().out
+    assert check_parse_head(SOLUTIONS["check_parse_head"]()) is True
+    out = capsys.readouterr().out
+    assert out.startswith("✓ 在全部 ") and out.endswith(" 个例子上，parse_head 与真正的解析器一致。\n")
+
+
+def test_predictions_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    wrong = ["INVALID_INPUT", "OK", "OK", "INVALID_INPUT", "NOT_FOUND", "OK"]
+    assert check_predictions(wrong) is False
+    assert capsys.readouterr().out == (
+        '✗ #3 {"path":"/etc/passwd"}：你预测的是 OK，真实的结果是 FORBIDDEN，被服务器拒绝：'
+        "'path is outside /workspace'。符合 schema 不等于被允许。\n"
+    )
+    assert check_predictions(["ok"] * 6) is False
+    assert "'ok' 不是一种结果" in capsys.readouterr().out
+    assert check_predictions(SOLUTIONS["check_predictions"]()) is True
+    assert capsys.readouterr().out == "✓ 全部 6 个预测都与真实结果相符。\n"

@@ -1,6 +1,6 @@
 """Wrong answers to notebook 03's exercises get a message that says what is wrong."""
 
-from course_lib.exercises.nb03 import check_classify, check_pair_by_id
+from course_lib.exercises.nb03 import SOLUTIONS, check_classify, check_pair_by_id
 
 
 def _pair_by_position(messages):
@@ -96,3 +96,49 @@ def test_classify_cases_include_a_result_without_is_error():
 
     results = [response["result"] for _, response in classify_cases() if "result" in response]
     assert any("isError" not in result for result in results)
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert check_pair_by_id(...) is False
+    assert check_classify(...) is False
+    assert capsys.readouterr().out == (
+        "✗ Not answered yet: define pair_by_id(messages) and pass the function itself.\n"
+        "✗ Not answered yet: define classify(response) and pass the function itself.\n"
+    )
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_pair_by_id(...) is False
+    assert check_classify(...) is False
+    assert capsys.readouterr().out == (
+        "✗ 还没有作答：定义 pair_by_id(messages)，并传入函数本身。\n"
+        "✗ 还没有作答：定义 classify(response)，并传入函数本身。\n"
+    )
+
+
+def test_pairing_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_pair_by_id(_pair_by_position) is False
+    assert capsys.readouterr().out == (
+        "✗ id 1：你把它与 id 为 7 的响应配成了一对（这一轮检查把服务器的应答按相反的顺序送达）。"
+        "请按 JSON-RPC id 配对，而不是按位置。\n"
+    )
+    assert check_pair_by_id(_results_only) is False
+    assert capsys.readouterr().out.startswith("✗ 缺少 id 7（tools/call delete_file）：它的应答是一个 JSON-RPC 错误")
+    assert check_pair_by_id(SOLUTIONS["check_pair_by_id"]()) is True
+    assert capsys.readouterr().out.startswith("✓ 在两种到达顺序下，全部 ")
+
+
+def test_classify_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_classify(lambda r: "protocol error" if "error" in r else "success") is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ id 4（read_text_file")
+    assert "你说的是 'success'，但 result.isError 为 true" in out and "绝不能当作成功" in out
+    assert check_classify(lambda r: "tool error" if r["result"]["isError"] else "success") is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ classify 在 id ") and "读取结果之前先找 'error'" in out
+    assert check_classify(SOLUTIONS["check_classify"]()) is True
+    assert capsys.readouterr().out.startswith("✓ 全部 ")

@@ -3,7 +3,7 @@
 import pytest
 
 from course_lib import node_tools as node_module
-from course_lib.exercises.nb03b import check_reference_predictions, check_route, exposed_tools
+from course_lib.exercises.nb03b import SOLUTIONS, check_reference_predictions, check_route, exposed_tools
 
 # ---- exercise 1: predictions, checked against the real reference server -----------------------
 
@@ -139,3 +139,55 @@ def test_returning_something_that_is_not_a_pair(capsys):
 def test_route_starter_is_not_answered(answer, capsys):
     assert check_route(answer) is False
     assert capsys.readouterr().out.startswith("✗ Not answered yet")
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert check_reference_predictions({"A": ..., "B": ..., "C": ..., "D": ...}) is False
+    assert check_route(...) is False
+    assert capsys.readouterr().out == (
+        '✗ Not answered yet: replace each ... with a number of lines (0 or more) or "error".\n'
+        "✗ Not answered yet: define route(alias, exposed) and pass the function itself.\n"
+    )
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_reference_predictions({"A": ..., "B": ..., "C": ..., "D": ...}) is False
+    assert check_route(...) is False
+    assert capsys.readouterr().out == (
+        '✗ 还没有作答：把每个 ... 换成行数（0 或更多）或 "error"。\n'
+        "✗ 还没有作答：定义 route(alias, exposed)，并传入函数本身。\n"
+    )
+
+
+def test_prediction_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_reference_predictions({"A": 8, "B": 0, "C": 2}) is False
+    assert capsys.readouterr().out == "✗ 请预测每一个例子：缺少 D。\n"
+    monkeypatch.setattr(node_module, "node_available", lambda: False)
+    assert check_reference_predictions(RIGHT) is False
+    assert capsys.readouterr().out.startswith("✗ 这个检查要运行参考服务器，需要 Node.js：没有安装 Node.js")
+
+
+def test_a_wrong_prediction_is_explained_in_chinese(node_tools, monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_reference_predictions({**RIGHT, "A": 0}) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 4 个中对了 3 个。A {'path': 'todo.md', 'head': 0}：你预测的是 0 行，但参考服务器返回了 8 行")
+    assert "head 0 是假值" in out
+    assert check_reference_predictions(SOLUTIONS["check_reference_predictions"]()) is True
+    assert capsys.readouterr().out == "✓ 全部 4 个预测都与参考服务器真正返回的结果相符。\n"
+
+
+def test_routing_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_route(_string_prefix) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ route('fs_archive__read_text_file') 给出的是 ('fs', 'rchive__read_text_file')")
+    assert "只是以字符 'fs' 开头" in out  # the server's own error text stays as it was sent
+    assert "服务器 'fs' 以一个 JSON-RPC 错误作答（Unknown tool: rchive__read_text_file）" in out
+    assert check_route(_parse_without_the_record) is False
+    assert "但 only= 把它排除在外" in capsys.readouterr().out
+    assert check_route(SOLUTIONS["check_route"]()) is True
+    assert capsys.readouterr().out.startswith("✓ 全部 ")
