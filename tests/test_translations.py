@@ -251,6 +251,14 @@ def test_the_check_catches_a_translated_wire_value_and_an_off_glossary_term():
     assert any("fields" in p for p in translations.entry_problems(label, "  call_id {call.call_id}", terms))
 
 
+def test_a_code_span_over_a_line_break_is_one_wire_value():
+    text = translations.Wanted(PILOT, "x", "markdown", "Send `Authorization: Bearer\n<token>` on every request. A `TokenVerifier`\nchecks it.")
+    assert translations.wire_values(text.msgid) == {"Authorization: Bearer <token>", "TokenVerifier"}
+    assert translations.entry_problems(text, "每个请求都带 `Authorization: Bearer <token>`。由 `TokenVerifier` 检查它。", []) == []
+    found = translations.entry_problems(text, "每个请求都带 `Authorization: <token>`。由 `TokenVerifier` 检查它。", [])
+    assert any("drops wire values ['Authorization: Bearer <token>']" in p for p in found)
+
+
 def test_literals_finds_one_line_strings_and_f_strings_and_nothing_else():
     code = ('x = "→ a"; y = f"{x!r} → {len(x)}"\n%time z = "b"\n'
             "w = 'c' 'd'\nv = b\"e\"\nu = '''f'''\nprint('it\\'s', r\"g\")\n")

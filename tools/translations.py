@@ -54,7 +54,14 @@ HEADER = {
     "Plural-Forms": "nplurals=1; plural=0;",
 }
 LITERAL = re.compile(r"(?s)^(?P<prefix>[fF]?)(?P<quote>['\"])(?P<body>.*)(?P=quote)$")
-CODE_SPAN = re.compile(r"`([^`\n]+)`")
+# A code span may run over a line break (CommonMark renders it as a space): `Authorization: Bearer
+# <token>` is one span, compared as `Authorization: Bearer <token>`. A blank line ends it.
+CODE_SPAN = re.compile(r"`([^`\n]+(?:\n[^`\n]+)*)`")
+SPAN_BREAK = re.compile(r"[ \t]*\n[ \t]*")
+
+
+def _spans(text: str) -> set[str]:
+    return {SPAN_BREAK.sub(" ", span) for span in CODE_SPAN.findall(text)}
 # Words that are wire values or identifiers even outside a code span: call_id, tools/call,
 # inputSchema, INVALID_INPUT. A translation must keep every one of them as it is.
 WIRE_WORD = re.compile(r"(?<![\w/.])(?:[A-Za-z]\w*(?:[_/][A-Za-z0-9]\w*)+|[a-z]+[A-Z]\w*|[A-Z]{2,}(?:_[A-Z]+)+)(?![\w/])")
@@ -333,16 +340,17 @@ def wire_values(text: str) -> set[str]:
     """What a translation must keep letter for letter: code spans and identifier-like words."""
     prose = CODE_SPAN.sub(" ", text)
     prose = re.sub(r"\]\([^)]*\)", "]", prose)  # a link's target may point at the zh-CN twin
-    return set(CODE_SPAN.findall(text)) | set(WIRE_WORD.findall(prose))
+    return _spans(text) | set(WIRE_WORD.findall(prose))
 
 
 def entry_problems(text: Wanted, msgstr: str, terms: list[tuple[str, str, list[str], bool]]) -> list[str]:
     """What is wrong with one translation of `text` (empty when nothing is)."""
     found = []
-    missing = sorted(w for w in wire_values(text.msgid) if w not in msgstr)
+    joined = CODE_SPAN.sub(lambda span: SPAN_BREAK.sub(" ", span[0]), msgstr)
+    missing = sorted(w for w in wire_values(text.msgid) if w not in joined)
     if missing:
         found.append(f"{text.where}: the translation changes or drops wire values {missing}")
-    invented = sorted(set(CODE_SPAN.findall(msgstr)) - set(CODE_SPAN.findall(text.msgid)) - wire_values(text.msgid))
+    invented = sorted(_spans(msgstr) - _spans(text.msgid) - wire_values(text.msgid))
     if invented:
         found.append(f"{text.where}: the translation has code spans the English does not have {invented}")
     if text.kind == "markdown" and HEADING.findall(text.msgid) != HEADING.findall(msgstr):
