@@ -22,9 +22,11 @@ def test_the_readme_lists_every_notebook_once_in_order():
 @pytest.mark.parametrize("number", ORDER[:-1])
 def test_next_points_forward_in_the_readme_order(number):
     # Regression: 10 said "next: notebook 09" while 09 said "next: notebook 10".
-    targets = re.findall(r"Next: notebook (\d\d[a-z]?)", _markdown(NOTEBOOKS[number])[-1])
+    targets = re.findall(r"Next: \[?notebook (\d\d[a-z]?)", _markdown(NOTEBOOKS[number])[-1])
     assert targets, f"{number}: the last cell names no next notebook"
     assert all(ORDER.index(t) > ORDER.index(number) for t in targets), f"{number} sends the learner back to {targets}"
+    following = ORDER[ORDER.index(number) + 1]
+    assert targets == [following], f"{number} skips {following}: its next is {targets}"
 
 
 def test_the_last_notebook_ends_the_course_and_its_intro_counts_every_notebook_before_it():
