@@ -20,10 +20,13 @@ Reliability   results        the normalized {ok, data | error{code, message, ret
               retry          retry only what can recover, with budgets
               approval       approval bound to the exact action; idempotency keys
               notes_store    versioned writes with preview/apply and an audit trail
+              records        the SQLite store under them: WAL, one transaction per operation
+              nofollow       open a path one component at a time, never through a link
               parallel       several calls in one turn, each back under its call_id
               guarded_loop   the loop with the execution layer and defined terminal statuses
 Explore       explorer       which objects change when head/path change (a widget)
-The model     offline_model  the deterministic offline Responses endpoint; backend picks it
+The model     offline_model  the deterministic offline model: Responses (streamed too), Chat Completions,
+                             Anthropic Messages; backend picks it or a real endpoint
 Outside       node_tools     the MCP Inspector, the reference server, the conformance suite;
                              side_by_side compares; conformance_client is the host as its client
 Capstone      notes_server   the notes MCP server: search, read, save a learning gap
@@ -34,6 +37,7 @@ Capstone      notes_server   the notes MCP server: search, read, save a learning
               follow_up      a follow-up question, graded against the note
 Interview     interview      the question cards
               drills         diagnose recorded broken traces (recorded by broken_traces)
+Editions      lang           English or 简体中文: which edition the kernel runs, say(en, zh)
 
 Only a stand-in for one slow optional import of jsonschema's is set up here (see
 fast_jsonschema), so `import course_lib` stays cheap; import the module you need.
