@@ -241,12 +241,15 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_events(self, response: httpx.Response) -> None:
         """A streamed reply (`stream: true`): chunked, one chunk per server-sent event, each written
         as it comes (the headers go with the first)."""
+        fields = [f"{key}: {value}" for key, value in response.headers.items() if key.lower() != "content-length"]
         lines = [f"{self.protocol_version} 200 OK", f"Server: {self.version_string()}",
-                 f"Date: {self.date_time_string()}", *(f"{key}: {value}" for key, value in response.headers.items()),
-                 "Transfer-Encoding: chunked"]  # fmt: skip
+                 f"Date: {self.date_time_string()}", *fields, "Transfer-Encoding: chunked"]  # fmt: skip
         pending = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
         self.connection.settimeout(self.server.request_timeout)
-        for frame in response.iter_raw():
+        # The Responses stream yields its frames one by one; the other envelopes build the whole
+        # stream in memory (`content=`), which goes out as one chunk.
+        frames = [response.content] if response.is_stream_consumed else response.iter_raw()
+        for frame in frames:
             self.wfile.write(pending + f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
             pending = b""
         self.wfile.write(pending + b"0\r\n\r\n")
