@@ -9,10 +9,11 @@ import httpx
 import openai
 import pytest
 
-from course_lib import backend, failure_table, http_show, show
+from course_lib import backend, failure_table, http_show, show, side_by_side
 from course_lib.connection import Exchange, HttpExchange
 from course_lib.course import start_course
 from course_lib.loop import LoopResult, TraceLink
+from course_lib.side_by_side import Row
 
 
 @pytest.fixture
@@ -194,3 +195,33 @@ def test_the_chinese_lines_print_no_english_prose(zh, offline, capsys):
     out = capsys.readouterr().out + backend.describe_backend()
     for english in ("model requests", "not routed", "no MCP request", "likely cause", "check first", "Backend"):
         assert english not in out
+
+
+# ---- side_by_side: notebook 03b's table ---------------------------------------------------------
+
+ROWS = [Row("whole file · todo.md", {}, "8 lines", "8 lines"), Row("head 3", {}, "3 lines", "3 lines, no final newline"),
+        Row("missing file", {}, "error: NOT_FOUND", "error: ENOENT"), Row("head 2.5", {}, "protocol error -32602", "1 line")]
+
+
+def test_the_side_by_side_table_in_english_is_unchanged(en):
+    assert side_by_side.table(ROWS).splitlines() == [
+        "case                  ours                   reference                  same?",
+        "-" * 77,
+        "whole file · todo.md  8 lines                8 lines                    yes",
+        "head 3                3 lines                3 lines, no final newline  no",
+        "missing file          error: NOT_FOUND       error: ENOENT              no",
+        "head 2.5              protocol error -32602  1 line                     no"]
+
+
+def test_the_side_by_side_table_in_chinese_lines_up_its_columns(zh):
+    lines = side_by_side.table(ROWS).splitlines()
+    assert lines == [
+        "情形                我们的           参考服务器          相同？",
+        "-" * 63,
+        "整个文件 · todo.md  8 行             8 行                是",
+        "head 3              3 行             3 行，结尾没有换行  否",
+        "不存在的文件        错误：NOT_FOUND  错误：ENOENT        否",
+        "head 2.5            协议错误 -32602  1 行                否"]
+    starts = {side_by_side._width(line[:line.index(cell)]) for line, cell in zip(lines[2:], ("8 行", "3 行", "错误", "协议"))}
+    assert starts == {20}  # the second column starts at the same screen column on every row
+    assert [row.ours for row in ROWS][0] == "8 lines"  # the rows' values stay English: `agree` compares them
