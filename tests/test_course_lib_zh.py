@@ -5,14 +5,17 @@ English exactly as the stored English outputs show it, and Chinese in the zh-CN 
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import openai
 import pytest
 
-from course_lib import backend, failure_table, http_show, show, side_by_side
+from course_lib import backend, failure_table, http_show, show, side_by_side, verify
 from course_lib.connection import Exchange, HttpExchange
 from course_lib.course import start_course
 from course_lib.loop import LoopResult, TraceLink
+from course_lib.paths import fixtures_dir
 from course_lib.side_by_side import Row
 
 
@@ -225,3 +228,41 @@ def test_the_side_by_side_table_in_chinese_lines_up_its_columns(zh):
     starts = {side_by_side._width(line[:line.index(cell)]) for line, cell in zip(lines[2:], ("8 行", "3 行", "错误", "协议"))}
     assert starts == {20}  # the second column starts at the same screen column on every row
     assert [row.ours for row in ROWS][0] == "8 lines"  # the rows' values stay English: `agree` compares them
+
+
+# ---- verify: notebook 04's link-by-link check of a recorded round trip ---------------------------
+
+
+def _roundtrip_with_a_wrong_call_id() -> dict:
+    recorded = json.loads((fixtures_dir() / "responses_roundtrip.json").read_text(encoding="utf-8"))
+    for item in recorded["request_2"]["input"]:
+        if item.get("type") == "function_call_output":
+            item["call_id"] = "call_someone_else"
+    return recorded
+
+
+def test_verify_findings_in_english_are_unchanged(en):
+    findings = verify.check_roundtrip(_roundtrip_with_a_wrong_call_id())
+    assert str(findings[0]) == "ok   the first response holds a function_call"
+    assert str(next(f for f in findings if not f.ok)) == (
+        "FAIL call and feedback call_ids pair: feedback call_id 'call_someone_else' does not match call_id "
+        f"{_call_id()!r}")
+
+
+def test_verify_findings_in_chinese(zh):
+    findings = verify.check_roundtrip(_roundtrip_with_a_wrong_call_id())
+    assert str(findings[0]) == "ok   第一个响应里有一个 function_call"
+    assert str(next(f for f in findings if not f.ok)) == \
+        f"FAIL 调用与反馈的 call_id 成对：反馈的 call_id 'call_someone_else' 与调用的 call_id {_call_id()!r} 不一致"  # fmt: skip
+    assert [f.link for f in findings if not f.ok][0] == "call and feedback call_ids pair"  # the key stays English
+    assert set(verify.LINKS_ZH) == {f.link for f in findings}
+    fragments = json.loads((fixtures_dir() / "field_fragments.json").read_text(encoding="utf-8"))
+    fragments["function_call"]["arguments"] = {"path": "notes.txt"}
+    text = "\n".join(str(f) for f in verify.check_fields(fragments) if not f.ok)
+    assert "FAIL 模型的参数是 JSON 文本：function_call.arguments 必须是 JSON 文本，却是 dict" in text
+    assert "must" not in text
+
+
+def _call_id() -> str:
+    recorded = json.loads((fixtures_dir() / "responses_roundtrip.json").read_text(encoding="utf-8"))
+    return next(i for i in recorded["response_1"]["output"] if i["type"] == "function_call")["call_id"]
