@@ -253,8 +253,10 @@ def check_should_retry(fn: Callable[[dict[str, Any], bool, bool], bool]) -> bool
         expected = expected_retry(error, is_write, has_key)
         if got != expected:
             verdict = say("retry", "重试") if got else say("not to retry", "不重试")
-            return failed(say("{shown}: you said {verdict}, but {why}.", "{shown}：你的判断是{verdict}，但{why}。",
-                              shown=shown, verdict=verdict, why=_explain(error, is_write, has_key, expected)))
+            why = _explain(error, is_write, has_key, expected)
+            gap = " " if why[:1].isascii() else ""  # a space between Chinese and a code word, none before Chinese
+            return failed(say("{shown}: you said {verdict}, but {why}.", "{shown}：你的判断是{verdict}，但{gap}{why}。",
+                              shown=shown, verdict=verdict, why=why, gap=gap))
     return passed(say("should_retry agrees with the course's verdict on all {n} real failures.",
                       "在全部 {n} 个真实失败上，should_retry 都与课程的判定一致。", n=len(RETRY_CASES)))
 
