@@ -234,3 +234,24 @@ def test_a_caller_inside_a_running_event_loop_still_gets_the_call_made(client, f
         return client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url, require_approval="never")])
 
     assert asyncio.run(in_a_notebook()).output[1].output == FIRST_3 and workspace.reads == 1
+
+
+def test_an_mcp_call_is_no_function_call_the_app_could_answer(client, files):
+    srv, workspace = files
+    done = client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url, require_approval="never")])
+    call = done.output[1]
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.responses.create(model=MODEL, tools=[mcp_tool(srv.url, require_approval="never")], input=[
+            {"role": "user", "content": TASK}, *[item.model_dump(exclude_none=True) for item in done.output[:2]],
+            {"type": "function_call_output", "call_id": call.id, "output": call.output}])
+    assert caught.value.body["message"] == f"No tool call found for function call output with call_id {call.id}."
+    assert workspace.reads == 1
+
+
+def test_ids_do_not_depend_on_the_servers_port(client):
+    outputs = []
+    for _ in range(2):
+        with serving(build_server(Workspace(workspace_dir()))) as srv:
+            outputs.append(client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url)], store=False))
+    assert [item.id for item in outputs[0].output] == [item.id for item in outputs[1].output]
+    assert outputs[0].output[1].id.startswith("mcpr_")

@@ -33,6 +33,9 @@ Decisions, and where they come from:
   content), `mcp_protocol_error` (a JSON-RPC error: code, message) or `http_error` (the server could
   not be reached any more).
 - A denied call is not made: no `mcp_call`; the model is told it was denied and says so.
+- Ids are hashes of the request without the servers' URLs (`_seed`), so a server on a free port gives
+  the same ids every run; an `mcp_call` is not a `function_call`: a `function_call_output` for its
+  id is refused as one that answers no call.
 - The offline model reaches only servers on this machine: a `server_url` whose host is not a
   loopback address (127.0.0.1, ::1, localhost), a `connector_id` or a `tunnel_id` is a 400.
 
@@ -360,6 +363,14 @@ class _Turn:
                             "name": name, "arguments": arguments})
 
 
+def _seed(body: dict) -> str:
+    """`response.seed_of`, without the servers' URLs: a server on a free port (a notebook, a test) gets
+    the same ids every run; the `server_label` names the server."""
+    tools = [{key: value for key, value in tool.items() if key != "server_url"}
+             if isinstance(tool, dict) and tool.get("type") == "mcp" else tool for tool in body["tools"]]  # fmt: skip
+    return seed_of({**body, "tools": tools})
+
+
 def _declaration(tool: dict) -> dict:
     """A listed tool as the planner reads a declaration (non-strict: only the arguments it fills)."""
     return {"type": "function", "name": tool["name"], "description": tool.get("description") or "",
@@ -381,8 +392,9 @@ def respond(body: dict) -> dict:
     if chained is not body["input"]:
         items = _parse_input({**body, "input": chained}, parse_item)
     functions = _parse_tools(body)
+    _check_pairs([item for item in items if not item["kind"].startswith("mcp_")])  # an mcp_call is no function_call
     platform = _Platform()
-    turn = _Turn(seed_of(body), platform, servers)
+    turn = _Turn(_seed(body), platform, servers)
     try:
         listed = {item["server_label"]: item["tools"] for item in items
                   if item["kind"] == "mcp_list_tools" and not item["error"]}  # fmt: skip
@@ -395,9 +407,7 @@ def respond(body: dict) -> dict:
         declared = functions + [_declaration(tool) for _, tool in hosted.values()
                                 if tool["name"] not in {f["name"] for f in functions}]  # fmt: skip
         mode, allowed = _tool_policy(body, declared)
-        seen = _replay(items, servers, turn)
-        _check_pairs(seen)
-        seen = check_input(seen)
+        seen = check_input(_replay(items, servers, turn))
         _plan_and_act(seen, mode, allowed, parallel is not False, persona, hosted, turn)
     finally:
         platform.close()
