@@ -255,3 +255,29 @@ def test_ids_do_not_depend_on_the_servers_port(client):
             outputs.append(client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url)], store=False))
     assert [item.id for item in outputs[0].output] == [item.id for item in outputs[1].output]
     assert outputs[0].output[1].id.startswith("mcpr_")
+
+
+def test_a_json_rpc_error_comes_back_as_an_mcp_protocol_error(client, files):
+    srv, workspace = files
+    listing = {"type": "mcp_list_tools", "id": "mcpl_stale", "server_label": "files", "tools": [
+        {"name": "read_text_file_v0", "description": "Read a text file",
+         "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]}  # a stale listing
+    response = client.responses.create(model=MODEL, input=[{"role": "user", "content": TASK}, listing],
+                                       tools=[mcp_tool(srv.url, require_approval="never")])
+    assert types_of(response) == ["mcp_call", "message"]  # the listing in context is trusted, as the real API does
+    error = response.output[0].error
+    assert error.type == "mcp_protocol_error" and error.code == -32602 and "read_text_file_v0" in error.message
+    assert workspace.reads == 0 and "read_text_file_v0" in response.output_text
+
+
+def test_a_silent_server_is_given_up_on_never_a_hang(client, monkeypatch):
+    from course_lib.offline_model import hosted_mcp
+
+    monkeypatch.setattr(hosted_mcp, "TIMEOUT", 0.5)
+    with socket.socket() as silent:  # accepts connections (the kernel's backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/mcp"
+        with pytest.raises(openai.APIStatusError) as caught:
+            client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(url)])
+    assert caught.value.status_code == 424

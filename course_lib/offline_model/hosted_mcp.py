@@ -70,6 +70,7 @@ logger = logging.getLogger(__name__)
 
 ITEM_TYPES = ("mcp_list_tools", "mcp_call", "mcp_approval_request", "mcp_approval_response")
 MAX_ROUNDS = 8  # calls made in one response before the model must answer (a careful model needs 1–2)
+TIMEOUT = 20.0  # seconds for one listing or call, connecting included: a silent server never hangs a request
 DENIED = "DENIED: the app did not approve this call (mcp_approval_response with approve: false)"
 
 
@@ -243,38 +244,51 @@ def parse_item(item: dict, where: str, kind: str) -> dict | None:
 
 
 class _Platform:
-    """The platform's MCP client side: one `McpConnection` (the SDK's Streamable HTTP client) per
-    server, opened on first use on an event loop of its own (safe inside a notebook's running loop),
-    all closed when the response is built."""
+    """The platform's MCP client side: for each listing or call, a fresh `McpConnection` (the SDK's
+    Streamable HTTP client) to the server, on an event loop of its own in a worker thread (safe
+    inside a notebook's running loop), the whole exchange bounded by TIMEOUT seconds."""
 
     def __init__(self) -> None:
         self._stack = ExitStack()
         self._portal: Any = None
-        self._connections: dict[str, Any] = {}
 
-    def _connection(self, server: _Server) -> Any:
+    def _run(self, server: _Server, use: Callable[[Any], Any]) -> Any:
+        """`await use(connection)` on a new connection to `server`, within TIMEOUT seconds.
+
+        Raises:
+            TimeoutError: the server did not answer in time.
+            Exception: whatever connecting or `use` raised (MCPError, httpx2 errors, …).
+        """
+        import anyio
         from anyio.from_thread import start_blocking_portal
+        from mcp.shared.exceptions import MCPError
 
         from course_lib.connection import McpConnection
 
+        async def session() -> Any:
+            with anyio.fail_after(TIMEOUT):
+                async with McpConnection(server.url, name=server.label, headers=server.headers) as connection:
+                    try:
+                        return await use(connection), None
+                    except MCPError as error:  # kept here: through the client's task group it would arrive
+                        return None, error  # wrapped in an ExceptionGroup
+
         if self._portal is None:
             self._portal = self._stack.enter_context(start_blocking_portal())
-        if server.label not in self._connections:
-            connection = McpConnection(server.url, name=server.label, headers=server.headers)
-            self._connections[server.label] = self._stack.enter_context(
-                self._portal.wrap_async_context_manager(connection))
-        return self._connections[server.label]
+        result, error = self._portal.call(session)
+        if error is not None:
+            raise error
+        return result
 
     def list_tools(self, server: _Server) -> list[dict]:
         """The server's `tools/list`, as mcp_list_tools entries.
 
         Raises:
-            ConnectorError: the server cannot be reached or refused the listing.
+            ConnectorError: the server cannot be reached, refused the listing or did not answer in time.
         """
         try:
-            connection = self._connection(server)
-            tools = self._portal.call(connection.list_tools)
-        except Exception as error:  # refused, gone, a 401, a JSON-RPC error: all one 424 for the app
+            tools = self._run(server, lambda connection: connection.list_tools())
+        except Exception as error:  # refused, gone, a 401, a JSON-RPC error, a timeout: one 424 for the app
             logger.info("hosted MCP: listing %s failed: %r", server.url, error)
             raise ConnectorError(f"Error retrieving tool list from MCP server: '{server.label}'. Http status code: "
                                  "424 (Failed Dependency)", "tools", "http_error") from None
@@ -285,25 +299,22 @@ class _Platform:
         from mcp.shared.exceptions import MCPError
 
         try:
-            connection = self._connection(server)
-            result, _ = self._portal.call(connection.call_tool, name, arguments)
+            result, _ = self._run(server, lambda connection: connection.call_tool(name, arguments))
         except MCPError as error:
             return None, {"type": "mcp_protocol_error", "code": error.error.code, "message": error.error.message}
-        except Exception as error:
+        except Exception as error:  # gone, refused, a timeout
             logger.info("hosted MCP: calling %s on %s failed: %r", name, server.url, error)
-            return None, {"type": "http_error", "code": 424,
-                          "message": f"Error calling tool '{name}' on MCP server '{server.label}': the server could not "
-                                     "be reached."}  # fmt: skip
+            late = isinstance(error, TimeoutError)
+            return None, {"type": "http_error", "code": 504 if late else 424,
+                          "message": f"Error calling tool '{name}' on MCP server '{server.label}': the server "
+                                     + ("did not answer in time." if late else "could not be reached.")}  # fmt: skip
         content = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
         if result.is_error:
             return None, {"type": "mcp_tool_execution_error", "content": content}
         return "\n".join(block.get("text", "") for block in content if block.get("type") == "text"), None
 
     def close(self) -> None:
-        try:
-            self._stack.close()
-        except Exception as error:  # a server that went away mid-session: nothing left to close
-            logger.info("hosted MCP: closing a connection failed: %r", error)
+        self._stack.close()
 
 
 def _listed(tool: Any) -> dict:
