@@ -26,6 +26,9 @@ from course_lib.fs_server import Workspace, build_server
 from course_lib.http_transport import serving
 from course_lib.offline_model.hosted_mcp import DENIED
 from course_lib.paths import workspace_dir
+from tests.test_outside_frameworks import base_url
+
+__all__ = ["base_url"]  # the fixture: the offline model as a real local HTTP server
 
 MODEL = "gpt-4.1"
 TASK = "Show the first 3 lines of /workspace/notes.txt"
@@ -143,8 +146,8 @@ def test_the_approval_round_works_with_the_items_in_input_and_no_stored_state(cl
     second = client.responses.create(model=MODEL, input=sent_back, tools=tools, store=False)
     assert types_of(second) == ["mcp_call", "message"] and workspace.reads == 1
     # Once the mcp_call is in the input, the approval is spent: sending it all again reads nothing more.
-    third = client.responses.create(model=MODEL, input=[*sent_back, *[i.model_dump(exclude_none=True) for i in second.output]],
-                                    tools=tools, store=False)  # fmt: skip
+    everything = [*sent_back, *[item.model_dump(exclude_none=True) for item in second.output]]
+    third = client.responses.create(model=MODEL, input=everything, tools=tools, store=False)
     assert types_of(third) == ["message"] and workspace.reads == 1 and FIRST_3 in third.output_text
 
 
@@ -281,3 +284,30 @@ def test_a_silent_server_is_given_up_on_never_a_hang(client, monkeypatch):
         with pytest.raises(openai.APIStatusError) as caught:
             client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(url)])
     assert caught.value.status_code == 424
+
+
+# ---- an outside framework: the Agents SDK's HostedMCPTool, over a real socket --------------------------
+
+
+def test_the_agents_sdks_hosted_mcp_tool_runs_its_approval_round_against_the_offline_model(base_url, files):
+    from agents import Agent, HostedMCPTool, Runner
+
+    from tests.test_outside_frameworks import agents_model, openai_client
+
+    srv, workspace = files
+    asked = []
+
+    def approve(request):
+        asked.append((request.data.name, json.loads(request.data.arguments)))
+        return {"approve": True}
+
+    async def main():
+        async with openai_client(base_url) as client:
+            tool = HostedMCPTool(tool_config=mcp_tool(srv.url, require_approval="always"), on_approval_request=approve)
+            return await Runner.run(Agent(name="reader", tools=[tool], model=agents_model(client)), TASK)
+
+    result = asyncio.run(main())
+    assert asked == [("read_text_file", {"path": "/workspace/notes.txt", "head": 3})]
+    assert workspace.reads == 1 and FIRST_3 in result.final_output
+    kinds = [item.type for item in result.new_items]
+    assert "mcp_list_tools_item" in kinds and "mcp_approval_request_item" in kinds and kinds[-1] == "message_output_item"

@@ -223,7 +223,8 @@ def parse_item(item: dict, where: str, kind: str) -> dict | None:
         return None
     if kind == "mcp_approval_response":
         return {"kind": kind, "approval_request_id": _get(item, "approval_request_id", where, str),
-                "approve": _get(item, "approve", where, bool), "reason": _get(item, "reason", where, str, optional=True)}
+                "approve": _get(item, "approve", where, bool),
+                "reason": _get(item, "reason", where, str, optional=True)}
     parsed = {"kind": kind, "id": _get(item, "id", where, str), "server_label": _get(item, "server_label", where, str)}
     if kind == "mcp_list_tools":
         tools = _get(item, "tools", where, list)
@@ -320,7 +321,9 @@ class _Platform:
 def _listed(tool: Any) -> dict:
     """An mcp `Tool` as an mcp_list_tools entry (`input_schema`, the server's own annotations)."""
     entry = {"name": tool.name, "input_schema": tool.input_schema, "description": tool.description}
-    annotations = tool.annotations.model_dump(mode="json", by_alias=True, exclude_none=True) if tool.annotations else None
+    annotations = None
+    if tool.annotations is not None:
+        annotations = tool.annotations.model_dump(mode="json", by_alias=True, exclude_none=True)
     return entry | {"annotations": annotations}
 
 
