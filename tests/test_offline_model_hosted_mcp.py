@@ -311,3 +311,25 @@ def test_the_agents_sdks_hosted_mcp_tool_runs_its_approval_round_against_the_off
     assert workspace.reads == 1 and FIRST_3 in result.final_output
     kinds = [item.type for item in result.new_items]
     assert "mcp_list_tools_item" in kinds and "mcp_approval_request_item" in kinds and kinds[-1] == "message_output_item"
+
+
+@pytest.mark.parametrize(("approval", "asked"), [
+    ({"never": {"tool_names": ["read_text_file"]}}, False), ({"never": {"read_only": True}}, False),
+    ({"never": {"tool_names": ["write_file"]}}, True), ({"always": {"tool_names": ["read_text_file"]}}, True),
+    ("never", False), (None, True),
+])  # fmt: skip
+def test_an_approval_filter_decides_per_tool(client, files, approval, asked):
+    srv, workspace = files
+    response = client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url, require_approval=approval)])
+    assert types_of(response)[1] == ("mcp_approval_request" if asked else "mcp_call")
+    assert workspace.reads == (0 if asked else 1)
+
+
+def test_a_malformed_mcp_tool_is_refused_with_the_field_named(client, files):
+    srv, _ = files
+    for extra, param in [({"require_approval": "sometimes"}, "tools[0].require_approval"),
+                         ({"allowed_tools": [3]}, "tools[0].allowed_tools[0]"),
+                         ({"require_approval": {"maybe": {}}}, "tools[0].require_approval.maybe")]:  # fmt: skip
+        with pytest.raises(openai.BadRequestError) as caught:
+            client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url, **extra)])
+        assert caught.value.body["param"] == param, extra
