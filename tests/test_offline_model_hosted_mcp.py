@@ -333,3 +333,9 @@ def test_a_malformed_mcp_tool_is_refused_with_the_field_named(client, files):
         with pytest.raises(openai.BadRequestError) as caught:
             client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url, **extra)])
         assert caught.value.body["param"] == param, extra
+
+
+def test_a_streamed_request_to_a_server_that_cannot_be_listed_is_a_424_before_any_event(client):
+    with pytest.raises(openai.APIStatusError) as caught:
+        client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(free_port_url())], stream=True)
+    assert caught.value.status_code == 424 and caught.value.body["type"] == "external_connector_error"
