@@ -4,6 +4,7 @@ import html
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -300,3 +301,53 @@ def test_the_english_summary_is_unchanged(explorer):
                         r"style='background:#dbeafe;padding:0 5px'>first run</span> · MCP id <code>3 on fs</code> "
                         r"<span style='background:#dbeafe;padding:0 5px'>first run</span> · real file reads <b>1</b> "
                         r"\(\+1\) · model requests 2", ui.summary.value), ui.summary.value
+
+
+# ---- notebook 08 itself: its cells do not depend on what the learner clicked --------------------
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def _learner_clicks(ui: ExplorerWidget) -> None:
+    """What a learner may do in the displayed widget between two cells: odd inputs, Run, more inputs."""
+    ui.inputs["request"].value = "Show the last 2 lines of /workspace/todo.md"
+    for name in ("parse_only", "outside", "two_servers"):
+        ui.inputs[name].value = True
+    ui.inputs["server"].value = "arch"
+    ui.button.click()  # a real run with all of that
+    ui.inputs["request"].value = ""
+    ui.inputs["tail"].value = 3  # head is 20 too: the next Run would be refused
+    ui.inputs["dont_send_back"].value = True
+
+
+@pytest.mark.parametrize("edition", ["en", "zh-CN"])
+def test_notebook_08_cells_work_whatever_the_learner_clicked(edition, monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("COURSE_LANG", edition)
+    folder = NOTEBOOKS / ("zh-CN" if edition == "zh-CN" else "")
+    cells = json.loads((folder / "08_explore_which_objects_change.ipynb").read_text(encoding="utf-8"))["cells"]
+    namespace: dict = {}
+    shown = False  # the learner can click once the widget is on the page
+    try:
+        for cell in (c for c in cells if c["cell_type"] == "code"):
+            if shown:
+                _learner_clicks(namespace["ui"])
+            exec(compile("".join(cell["source"]), f"cell {cell['id']}", "exec"), namespace)  # noqa: S102
+            shown = shown or "display(ui)" in "".join(cell["source"])
+    finally:
+        if "course" in namespace:
+            namespace["explorer"].close()
+            namespace["course"].close()
+    # Each experiment ran with its own inputs (the statuses compare with the run before, whoever made it).
+    request = compose_request(head=5)
+    assert [namespace[n].request for n in ("head5", "parsed_only", "not_sent")] == [request] * 3
+    assert json.loads(namespace["head5"].panels["mcp_result"].text)["structuredContent"]["lines"] == 5
+    assert namespace["head5"].reads_delta == 1 and namespace["head5"].model_requests == 2
+    assert namespace["parsed_only"].panels["mcp_result"].text == ("未执行" if edition == "zh-CN" else NOT_EXECUTED)
+    assert namespace["parsed_only"].reads_delta == 0 and namespace["parsed_only"].model_requests == 1
+    assert namespace["not_sent"].model_requests == 1 and namespace["not_sent"].reads_delta == 1
+    assert namespace["outside"].request == compose_request(OUTSIDE_PATH, head=5)
+    assert json.loads(namespace["outside"].panels["mcp_result"].text)["isError"] is True
+    out = capsys.readouterr().out
+    naive = ["✓ head 5 ", "✗ parse only ", "✗ outside path "] if edition == "en" else ["✓ head 5 ", "✗ parse_only ", "✗ outside "]
+    assert all(line in out for line in naive), out
