@@ -275,7 +275,7 @@ class Snapshot:
         if say("en", "zh") == "zh":
             ids = " · ".join(f"{name} {p.text}（{status_text(p.status)}）" for name, p in self.ids.items())
             return (f"第 {self.run} 次运行：{self.request!r}\n{self.route} · {ids} · 真实文件读取 {self.reads}"
-                    f"（{self.reads_delta:+d}）· 模型请求 {self.model_requests}")
+                    f"（{self.reads_delta:+d}） · 模型请求 {self.model_requests}")
         ids = " · ".join(f"{name} {p.text} ({p.status})" for name, p in self.ids.items())
         return (f"run {self.run}: {self.request!r}\n{self.route} · {ids} · real file reads {self.reads} "
                 f"({self.reads_delta:+d}) · model requests {self.model_requests}")
@@ -526,7 +526,7 @@ class ExplorerWidget(widgets.VBox):
                       for n, p in snap.ids.items())  # fmt: skip
         self.summary.value = say(
             "<b>run {run}</b>: {request}<br>{route}{ids} · real file reads <b>{reads}</b> ({delta}) · model requests {asked}",
-            "<b>第 {run} 次运行</b>：{request}<br>{route}{ids} · 真实文件读取 <b>{reads}</b>（{delta}）· 模型请求 {asked}",
+            "<b>第 {run} 次运行</b>：{request}<br>{route}{ids} · 真实文件读取 <b>{reads}</b>（{delta}） · 模型请求 {asked}",
             run=snap.run, request=html.escape(snap.request), route=html.escape(snap.route), ids=ids, reads=snap.reads,
             delta=f"{snap.reads_delta:+d}", asked=snap.model_requests,
         )  # fmt: skip

@@ -251,7 +251,7 @@ def test_chinese_runs_move_the_same_objects_as_the_english(zh, explorer):
     assert snap.ids["mcp_id"].text == "fs 上的 4"
     table = snap.table()
     assert table.startswith("第 2 次运行：'显示 /workspace/notes.txt 的前 5 行'\n")
-    assert "真实文件读取 2（+1）· 模型请求 2" in table
+    assert "真实文件读取 2（+1） · 模型请求 2" in table
     assert "组      对象                  状态       变化 / 当前值" in table  # CJK counts two columns
     assert "值      arguments             已变化     '20' → '5'" in table
     assert "规则    input_schema          未变化" in table
@@ -286,7 +286,7 @@ def test_chinese_widget_labels_statuses_and_fallback(zh, explorer):
     assert ">最终回答</b>" in ui.panels["answer"].value and ">已变化</span>" in ui.panels["answer"].value
     assert ">未变化</span>" in ui.panels["parameters"].value
     assert ui.summary.value.startswith("<b>第 2 次运行</b>：显示 /workspace/notes.txt 的前 5 行<br>")
-    assert "真实文件读取 <b>2</b>（+1）· 模型请求 2" in ui.summary.value
+    assert "真实文件读取 <b>2</b>（+1） · 模型请求 2" in ui.summary.value
     assert ui._repr_mimebundle_()["text/plain"].startswith("ExplorerWidget（在运行中的 Jupyter 内核里可以交互")
     ui.set(head=3, tail=3)
     ui.button.click()
