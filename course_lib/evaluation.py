@@ -59,7 +59,7 @@ import ipywidgets as widgets
 from openai import OpenAI
 
 from course_lib.assistant import NotesAssistant, Timed
-from course_lib.failure_table import ROWS, Row
+from course_lib.failure_table import CAUSES_ZH, CHECKS_ZH, ROWS, Row
 from course_lib.grounding import Claim, claims, missing_points, ungrounded
 from course_lib.guarded_loop import GuardedResult
 from course_lib.lang import say
@@ -608,10 +608,12 @@ def diagnosis_table(traces: list[TaskTrace]) -> str:
     lines = []
     for key, ids in shown.items():
         row = DIAGNOSIS[key]
-        lines += [say("{letter}  {symptom} ({source}) — tasks: {ids}", "{letter}  {source}（{symptom}）——任务：{ids}",
+        glossed = " · ".join(check if CHECKS_ZH[check] == check else f"{check}（{CHECKS_ZH[check]}）"
+                             for check in row.checks)  # the zh-CN gloss of `failure_table`; the checks stay as named
+        lines += [say("{letter}  {symptom} ({source}) — tasks: {ids}", "{letter}  {source}——任务：{ids}",
                       letter=row.letter, symptom=row.symptom, source=row.source, ids=", ".join(ids)),
-                  say("    likely cause: {cause}", "    可能的原因：{cause}", cause=row.cause),
-                  say("    check first:  {checks}", "    先检查：    {checks}", checks=" · ".join(row.checks))]  # fmt: skip
+                  say("    likely cause: {cause}", "    可能的原因：{cause_zh}", cause=row.cause, cause_zh=CAUSES_ZH[row.letter]),
+                  say("    check first:  {checks}", "    先检查：{glossed}", checks=" · ".join(row.checks), glossed=glossed)]  # fmt: skip
     return "\n".join(lines)
 
 

@@ -205,7 +205,9 @@ def test_the_chinese_edition_prints_the_same_figures_under_chinese_labels(traces
     assert cost_summary(traces).splitlines() == [
         "每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3326，最多 6390",
         f"每个任务的时间（按区间）：< 2 s ×{len(traces)}"]  # fmt: skip
-    assert diagnosis_table(traces).splitlines()[0] == "C  参数经常不合法（arguments are often invalid）——任务：q22"
+    assert diagnosis_table(traces).splitlines()[:3] == [  # the source's symptom, failure_table's Chinese cause and glosses
+        "C  参数经常不合法——任务：q22", "    可能的原因：schema 太宽松，或者字段描述含糊",
+        "    先检查：strict mode（严格模式） · enums（枚举） · field descriptions（字段描述）"]
     browsed = TraceBrowser(traces, selected="q23").text().splitlines()
     assert browsed[0].startswith("轨迹浏览器：24 个任务（q01, q02,") and browsed[1] == "选中的："
     assert browsed[4].startswith("状态：completed  原因：None  模型请求数：5  token 数：6390")
