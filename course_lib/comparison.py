@@ -23,7 +23,8 @@ from typing import Any
 from openai import OpenAI
 from openai.types.responses import Response
 
-from course_lib.evaluation import Metric, Question, TaskTrace, compute_metrics, run_eval
+from course_lib.evaluation import Metric, Question, TaskTrace, compute_metrics, display_width, metric_label, pad, run_eval
+from course_lib.lang import say
 
 Change = Callable[[Any], Any]
 """Takes the model client, returns a client with the change (or None: the baseline)."""
@@ -104,9 +105,9 @@ def comparison_table(results: dict[str, tuple[list[TaskTrace], list[Metric]]]) -
     """One row per metric, one column per version: the rate, and how far it moved from the first."""
     names = list(results)
     base = {m.name: m for m in results[names[0]][1]}
-    rows = [("metric", *names)]
+    rows = [(say("metric", "指标"), *names)]
     for metric in results[names[0]][1]:
-        cells = [metric.name]
+        cells = [metric_label(metric.name)]
         for name in names:
             m = next(x for x in results[name][1] if x.name == metric.name)
             cell = "n/a" if m.rate is None else f"{m.rate:.0%}"
@@ -115,5 +116,5 @@ def comparison_table(results: dict[str, tuple[list[TaskTrace], list[Metric]]]) -
                 cell += f" ({(m.rate - b) * 100:+.0f})"
             cells.append(cell)
         rows.append(tuple(cells))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in rows)

@@ -49,6 +49,7 @@ import re
 import shutil
 import tempfile
 import time
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,9 +59,10 @@ import ipywidgets as widgets
 from openai import OpenAI
 
 from course_lib.assistant import NotesAssistant, Timed
-from course_lib.failure_table import ROWS, Row
+from course_lib.failure_table import CAUSES_ZH, CHECKS_ZH, ROWS, Row
 from course_lib.grounding import Claim, claims, missing_points, ungrounded
 from course_lib.guarded_loop import GuardedResult
+from course_lib.lang import say
 from course_lib.notes_server import LOGICAL_ROOT, notes_dir
 from course_lib.offline_model import EVIDENCE_MISSING
 from course_lib.show import TextFallback
@@ -70,6 +72,30 @@ INVALID_CODES = frozenset({"INVALID_INPUT", "FORBIDDEN"})
 RECOVERABLE_CODES = frozenset({"INVALID_INPUT", "NOT_FOUND", "TIMEOUT", "UPSTREAM_ERROR"})
 RETRY_BOUND = 2  # a failed call may be repeated unchanged at most this many times
 TURN_BUDGET = 5  # more model requests than this for one question counts as "too many rounds"
+
+# What the tables print, in the edition's language (`course_lib.lang.say`); a metric's `name` stays
+# its English identifier (code filters on it), only its label is translated.
+METRIC_LABELS_ZH = {
+    "tool selection accuracy": "工具选择准确率", "argument validity rate": "参数合法率",
+    "citation correctness": "引用正确率", "task completion": "任务完成率", "write confirmation rate": "写入确认率",
+    "failure recovery rate": "失败恢复率", "claim grounding": "陈述有据率",
+}  # fmt: skip
+COUNTED_OVER_ZH = {"tasks": "任务", "calls": "调用", "answers": "回答", "writes": "写入", "failures": "失败", "claims": "陈述"}
+
+
+def metric_label(name: str) -> str:
+    """A metric's name as the edition prints it ("tool selection accuracy" / "工具选择准确率")."""
+    return say(name, METRIC_LABELS_ZH.get(name, name))
+
+
+def display_width(text: str) -> int:
+    """Columns a monospaced terminal gives `text`: a Chinese character takes two (so tables line up)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def pad(text: str, width: int) -> str:
+    """`text.ljust(width)` by display width (the same as ljust for English)."""
+    return text + " " * max(0, width - display_width(text))
 TIME_BUCKETS = ((2.0, "< 2 s"), (10.0, "2–10 s"), (60.0, "10–60 s"), (float("inf"), "≥ 60 s"))
 _SOURCES = re.compile(r"^(?:Sources:|来源：)[ \t]*(.*)$", re.M)  # the offline model's English or Chinese line
 _QUOTE = re.compile(r"^- (.+) \[(/[^\]\s]+)\][ \t]*$", re.M)
@@ -188,19 +214,25 @@ class TaskTrace:
     def text(self) -> str:
         """The trace as plain text: what a person reads to find where a task went wrong."""
         q = self.question
+        write = (say(", a write", "，一次写入") + (say(" (user approves)", "（用户批准）") if q.approve
+                 else say(" (user rejects)", "（用户拒绝）"))) if q.expect_write else ""  # fmt: skip
         lines = [f"{q.id} [{q.kind}] {q.question}",
-                 f"expected: tools {list(q.expected_tools)}, sources {list(q.expected_sources)}, {q.expect}"
-                 + (", a write" + (" (user approves)" if q.approve else " (user rejects)") if q.expect_write else ""),
-                 f"status: {self.status}  reason: {self.reason}  model requests: {self.turns}  tokens: {self.tokens}"
-                 f"  time: {time_bucket(self.seconds)}"]  # fmt: skip
+                 say("expected: tools {tools}, sources {sources}, {expect}", "预期：工具 {tools}，来源 {sources}，{expect}",
+                     tools=list(q.expected_tools), sources=list(q.expected_sources), expect=q.expect) + write,
+                 say("status: {status}  reason: {reason}  model requests: {turns}  tokens: {tokens}  time: {time}",
+                     "状态：{status}  原因：{reason}  模型请求数：{turns}  token 数：{tokens}  时间：{time}",
+                     status=self.status, reason=self.reason, turns=self.turns, tokens=self.tokens,
+                     time=time_bucket(self.seconds))]  # fmt: skip
         for call in self.calls:
-            lines += [f"  turn {call.turn}  {call.tool}  {call.arguments_text}",
-                      f"      why: {call.why}",
-                      f"      validation: {call.validation}",
-                      f"      result: {call.outcome} · {call.output} · {time_bucket(call.seconds)}"]  # fmt: skip
+            lines += [say("  turn {turn}  {tool}  {arguments}", "  第 {turn} 轮  {tool}  {arguments}", turn=call.turn,
+                          tool=call.tool, arguments=call.arguments_text),
+                      say("      why: {why}", "      依据：{why}", why=call.why),
+                      say("      validation: {validation}", "      校验：{validation}", validation=call.validation),
+                      say("      result: {outcome} · {output} · {time}", "      结果：{outcome} · {output} · {time}",
+                          outcome=call.outcome, output=call.output, time=time_bucket(call.seconds))]  # fmt: skip
         if not self.calls:
-            lines.append("  (no tool calls)")
-        lines += ["answer:", *("  " + line for line in (self.answer or "(none)").splitlines())]
+            lines.append(say("  (no tool calls)", "  （没有工具调用）"))
+        lines += [say("answer:", "回答："), *("  " + line for line in (self.answer or say("(none)", "（无）")).splitlines())]
         return "\n".join(lines)
 
 
@@ -233,14 +265,14 @@ def _why(result: GuardedResult, turn: int, calls: list[CallTrace]) -> str:
     of the previous turn's calls (plus any text the model wrote beside its call)."""
     said = result.responses[turn - 1].output_text.strip() if turn <= len(result.responses) else ""
     if turn == 1:
-        seen = "the question"
+        seen = say("the question", "问题")
     else:
         before = [c for c in calls if c.turn == turn - 1]
-        seen = "after " + ", ".join(f"{c.name} → {c.output if c.name == 'search_notes' and c.ok else c.outcome}"
+        seen = say("after ", "在这些调用之后：") + ", ".join(f"{c.name} → {c.output if c.name == 'search_notes' and c.ok else c.outcome}"
                                     for c in before)  # fmt: skip
     if said:
         last = said.splitlines()[-1]
-        seen += f"; it said: {last if len(last) <= 90 else last[:89] + '…'}"
+        seen += say("; it said: {text}", "；它写道：{text}", text=last if len(last) <= 90 else last[:89] + "…")
     return seen
 
 
@@ -344,25 +376,29 @@ def completion_problems(trace: TaskTrace) -> list[str]:
     """Why a task does not count as completed (empty: it does)."""
     q, problems = trace.question, []
     if trace.status != "completed" or not trace.answer:
-        problems.append(f"ended {trace.status} ({trace.reason}) without a final answer")
+        problems.append(say("ended {status} ({reason}) without a final answer", "以 {status}（{reason}）结束，没有最终回答",
+                            status=trace.status, reason=trace.reason))
     cited = cited_sources(trace.answer)
     if q.expect == "no_tool" and trace.calls:
-        problems.append(f"called {', '.join(trace.tools)} for a message that needs no tool")
+        problems.append(say("called {tools} for a message that needs no tool", "为一条不需要工具的消息调用了 {tools}",
+                            tools=", ".join(trace.tools)))
     if q.expect == "evidence_missing" and (not says_evidence_missing(trace.answer) or cited):
-        problems.append("should say the evidence is missing and cite nothing")
+        problems.append(say("should say the evidence is missing and cite nothing", "应该说证据不足，并且什么都不引用"))
     if q.expect == "cited":
-        problems += [f"does not cite {path}" for path in q.expected_sources if path not in cited]
+        problems += [say("does not cite {path}", "没有引用 {path}", path=path) for path in q.expected_sources if path not in cited]
         problems += citation_problems(trace.answer, trace.read)
-        problems += [f"does not say: {point}" for point in missing_points(trace.answer, q.points)]
+        problems += [say("does not say: {point}", "没有讲到：{point}", point=point) for point in missing_points(trace.answer, q.points)]
     if q.expect != "no_tool":
-        problems += [f"claims what nothing read supports: {c.text[:50]!r} ({c.why})" for c in trace.ungrounded()]
+        problems += [say("claims what nothing read supports: {text!r} ({why})", "声称了读过的内容都不支持的东西：{text!r}（{why}）",
+                         text=c.text[:50], why=c.why) for c in trace.ungrounded()]  # fmt: skip
     proposed = [c for c in trace.calls if c.name in WRITE_TOOLS]
     if q.expect_write and not proposed:
-        problems.append("proposed no learning gap")
+        problems.append(say("proposed no learning gap", "没有提议学习缺口"))
     if not q.expect_write and proposed:
-        problems.append("proposed a learning gap nobody asked for")
+        problems.append(say("proposed a learning gap nobody asked for", "提议了一个没人要的学习缺口"))
     if q.expect_write and proposed and len(trace.saved) != (1 if q.approve else 0):
-        problems.append(f"{len(trace.saved)} gap records after the user {'approved' if q.approve else 'rejected'}")
+        problems.append(say("{n} gap records after the user {decision}", "用户{decision}之后有 {n} 条缺口记录", n=len(trace.saved),
+                            decision=say("approved", "批准") if q.approve else say("rejected", "拒绝")))
     return problems
 
 
@@ -478,47 +514,51 @@ def compute_metrics(traces: list[TaskTrace]) -> list[Metric]:
 def cost_summary(traces: list[TaskTrace]) -> str:
     """Model requests and tokens per task (exact), and time per task (bucketed)."""
     if not traces:
-        return "(no tasks)"
+        return say("(no tasks)", "（没有任务）")
     turns = [t.turns for t in traces]
     tokens = [t.tokens for t in traces]
     buckets: dict[str, int] = {}
     for t in traces:
         buckets[time_bucket(t.seconds)] = buckets.get(time_bucket(t.seconds), 0) + 1
     times = ", ".join(f"{label} ×{n}" for _, label in TIME_BUCKETS if (n := buckets.get(label)))
-    return (f"model requests per task: mean {sum(turns) / len(turns):.1f}, max {max(turns)}\n"
-            f"tokens per task: mean {sum(tokens) / len(tokens):.0f}, max {max(tokens)}\n"
-            f"time per task (bucketed): {times}")  # fmt: skip
+    return say("model requests per task: mean {turns:.1f}, max {most_turns}\ntokens per task: mean {tokens:.0f}, max "
+               "{most_tokens}\ntime per task (bucketed): {times}",
+               "每个任务的模型请求数：平均 {turns:.1f}，最多 {most_turns}\n每个任务的 token 数：平均 {tokens:.0f}，最多 "
+               "{most_tokens}\n每个任务的时间（按区间）：{times}", turns=sum(turns) / len(turns), most_turns=max(turns),
+               tokens=sum(tokens) / len(tokens), most_tokens=max(tokens), times=times)  # fmt: skip
 
 
 def metrics_table(metrics: list[Metric]) -> str:
     """The metrics as a plain-text table, with the cases that failed each."""
-    rows = [("metric", "result", "counted over", "failed")]
-    rows += [(m.name, m.shown(), m.counts, ", ".join(m.failures) or "-") for m in metrics]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[3] for row in rows)
+    rows = [(say("metric", "指标"), say("result", "结果"), say("counted over", "计数对象"), say("failed", "未通过"))]
+    rows += [(metric_label(m.name), m.shown(), say(m.counts, COUNTED_OVER_ZH.get(m.counts, m.counts)),
+              ", ".join(m.failures) or "-") for m in metrics]  # fmt: skip
+    widths = [max(display_width(row[i]) for row in rows) for i in range(3)]
+    return "\n".join("  ".join(pad(cell, w) for cell, w in zip(row, widths)) + "  " + row[3] for row in rows)
 
 
 def bar_chart(metrics: list[Metric], width: int = 30) -> str:
     """A text bar chart of the rates (no plotting library needed, identical on every machine)."""
-    name_width = max(len(m.name) for m in metrics)
+    name_width = max(display_width(metric_label(m.name)) for m in metrics)
     lines = []
     for m in metrics:
         if m.rate is None:
-            lines.append(f"{m.name.ljust(name_width)}  {'·' * width}  n/a")
+            lines.append(f"{pad(metric_label(m.name), name_width)}  {'·' * width}  n/a")
             continue
         filled = round(m.rate * width)
-        lines.append(f"{m.name.ljust(name_width)}  {'█' * filled}{'·' * (width - filled)}  {m.rate:4.0%}")
+        lines.append(f"{pad(metric_label(m.name), name_width)}  {'█' * filled}{'·' * (width - filled)}  {m.rate:4.0%}")
     return "\n".join(lines)
 
 
 def tasks_table(traces: list[TaskTrace]) -> str:
     """One row per task: tools chosen, model requests, tokens, time bucket, status, completion."""
-    rows = [("task", "kind", "tools chosen", "requests", "tokens", "time", "status", "completed")]
+    rows = [tuple(say(en, zh) for en, zh in (("task", "任务"), ("kind", "种类"), ("tools chosen", "选择的工具"),
+             ("requests", "请求数"), ("tokens", "token 数"), ("time", "时间"), ("status", "状态"), ("completed", "完成")))]
     for t in traces:
         rows.append((t.question.id, t.question.kind, ",".join(t.tools) or "-", str(t.turns), str(t.tokens),
                      time_bucket(t.seconds), t.status, "✓" if not completion_problems(t) else "✗"))  # fmt: skip
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in rows)
 
 
 # ---- diagnosis: the source's failure table, tied to what the traces show ------------------------
@@ -564,12 +604,16 @@ def diagnosis_table(traces: list[TaskTrace]) -> str:
         for key in diagnose(t):
             shown.setdefault(key, []).append(t.question.id)
     if not shown:
-        return "(no symptom from the diagnosis table in these traces)"
+        return say("(no symptom from the diagnosis table in these traces)", "（这些轨迹里没有诊断表上的症状）")
     lines = []
     for key, ids in shown.items():
         row = DIAGNOSIS[key]
-        lines += [f"{row.letter}  {row.symptom} ({row.source}) — tasks: {', '.join(ids)}",
-                  f"    likely cause: {row.cause}", f"    check first:  {' · '.join(row.checks)}"]  # fmt: skip
+        glossed = " · ".join(check if CHECKS_ZH[check] == check else f"{check}（{CHECKS_ZH[check]}）"
+                             for check in row.checks)  # the zh-CN gloss of `failure_table`; the checks stay as named
+        lines += [say("{letter}  {symptom} ({source}) — tasks: {ids}", "{letter}  {source}——任务：{ids}",
+                      letter=row.letter, symptom=row.symptom, source=row.source, ids=", ".join(ids)),
+                  say("    likely cause: {cause}", "    可能的原因：{cause_zh}", cause=row.cause, cause_zh=CAUSES_ZH[row.letter]),
+                  say("    check first:  {checks}", "    先检查：{glossed}", checks=" · ".join(row.checks), glossed=glossed)]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -585,7 +629,7 @@ class TraceBrowser(TextFallback):
         first = selected if selected in self.traces else next(iter(self.traces))
         options = [(f"{t.question.id} · {t.question.kind} · {t.question.question[:50]}", t.question.id)
                    for t in traces]  # fmt: skip
-        self.dropdown = widgets.Dropdown(options=options, value=first, description="task",
+        self.dropdown = widgets.Dropdown(options=options, value=first, description=say("task", "任务"),
                                          layout=widgets.Layout(width="95%"))  # fmt: skip
         self.view = widgets.HTML(self._html(first))
         self.dropdown.observe(lambda change: self.select(change["new"]), names="value")
@@ -607,7 +651,8 @@ class TraceBrowser(TextFallback):
 
     def text(self) -> str:
         tasks = ", ".join(self.traces)
-        return f"Trace browser: {len(self.traces)} tasks ({tasks})\nselected:\n{self.traces[self.selected].text()}"
+        return say("Trace browser: {n} tasks ({tasks})\nselected:\n{trace}", "轨迹浏览器：{n} 个任务（{tasks}）\n选中的：\n{trace}",
+                   n=len(self.traces), tasks=tasks, trace=self.traces[self.selected].text())
 
 
 

@@ -12,7 +12,8 @@ the user's answer" before it proposes a gap. Both halves must rest on the notes,
 
 The offline model cannot write questions, so this is app code; a real model may word a better
 question, but the grade must still be computed against the note, not against what the model
-believes.
+believes. What the learner reads (the question, the feedback, the drafted gap) follows the
+edition's language (`course_lib.lang.say`); the note's sentence is quoted as written.
 
     question = follow_up(trace.read, trace.answer)
     print(question.text)
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from course_lib.grounding import sentences, words
+from course_lib.lang import say
 
 KEY_TERMS = 2  # blanks per question
 PLAIN = frozenset("before after another cannot itself should would could whether such other same next first then "
@@ -50,8 +52,9 @@ class FollowUp:
         blanked = self.sentence
         for term in self.key_terms:
             blanked = re.sub(rf"(?i)\b{re.escape(term)}\b", "____", blanked, count=1)
-        return (f"Follow-up on your note {self.title!r} ({self.path}): fill in the blanks and say in one sentence "
-                f"why it matters.\n  {blanked}")  # fmt: skip
+        return say("Follow-up on your note {title!r} ({path}): fill in the blanks and say in one sentence why it "
+                   "matters.\n  {blanked}", "追问你的笔记 {title!r}（{path}）：填上空格，并用一句话说明它为什么重要。\n  {blanked}",
+                   title=self.title, path=self.path, blanked=blanked)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -109,11 +112,18 @@ def grade(reply: Any, question: FollowUp) -> Grade:
     covered = tuple(t for t in question.key_terms if _says(text, t))
     missing = tuple(t for t in question.key_terms if t not in covered)
     verdict = "correct" if not missing else "partly" if covered else "not yet"
-    quote = f"your note says: {question.sentence!r} [{question.path}]"
+    fields = {"sentence": question.sentence, "path": question.path}
     if not missing:
-        return Grade(verdict, covered, missing, f"✓ correct: {', '.join(covered)} — as {quote}", None)
-    feedback = f"{'~ partly' if covered else '✗ not yet'}: missing {', '.join(map(repr, missing))}; {quote}"
+        return Grade(verdict, covered, missing, say("✓ correct: {terms} — as your note says: {sentence!r} [{path}]",
+                                                    "✓ 正确：{terms}——和你的笔记说的一样：{sentence!r} [{path}]",
+                                                    terms=", ".join(covered), **fields), None)  # fmt: skip
+    mark = say("~ partly", "~ 部分正确") if covered else say("✗ not yet", "✗ 还不对")
+    feedback = say("{mark}: missing {terms}; your note says: {sentence!r} [{path}]",
+                   "{mark}：缺少 {terms}；你的笔记是这样说的：{sentence!r} [{path}]",
+                   mark=mark, terms=", ".join(map(repr, missing)), **fields)
     gap = {"topic": question.title[:120],
-           "evidence": f"{question.path}: the reply to a follow-up missed {', '.join(missing)} ({question.sentence})"[:1000],
-           "suggestion": f"Re-read {question.path} and explain in your own words: {question.sentence}"[:1000]}  # fmt: skip
+           "evidence": say("{path}: the reply to a follow-up missed {terms} ({sentence})",
+                           "{path}：对追问的回答缺少 {terms}（{sentence}）", terms=", ".join(missing), **fields)[:1000],
+           "suggestion": say("Re-read {path} and explain in your own words: {sentence}",
+                             "重读 {path}，用你自己的话解释：{sentence}", **fields)[:1000]}  # fmt: skip
     return Grade(verdict, covered, missing, feedback, gap)

@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from course_lib.lang import say
+
 OVERLAP = 0.8  # a free sentence is traceable when this share of its content words is in one note
 STOPWORDS = frozenset(
     "the a an and or of to in on for with is are was were be been it its this that these those as by at from "
@@ -70,7 +72,7 @@ def _traced(sentence: str, read: dict[str, str], path: str | None = None) -> Cla
     """A sentence of the notes: in the note it names (or, without a path, in the note that shares most words)."""
     candidates = {path: read[path]} if path in read else {} if path else read
     if path and path not in read:
-        return Claim(sentence, None, f"names {path}, which was not read")
+        return Claim(sentence, None, say("names {paths}, which was not read", "标注的 {paths} 没有读过", paths=path))
     own = words(sentence)
     best, share = None, 0.0
     for note, text in candidates.items():
@@ -81,8 +83,11 @@ def _traced(sentence: str, read: dict[str, str], path: str | None = None) -> Cla
             best, share = note, overlap
     if best is not None and share >= OVERLAP:
         return Claim(sentence, best)
-    where = f"in {path}" if path else "in any note read" if read else "anywhere: no note was read"
-    return Claim(sentence, None, f"not found {where}")
+    if path:
+        return Claim(sentence, None, say("not found in {path}", "在 {path} 里找不到", path=path))
+    if read:
+        return Claim(sentence, None, say("not found in any note read", "在读过的任何笔记里都找不到"))
+    return Claim(sentence, None, say("not found anywhere: no note was read", "哪里都找不到：没有读过任何笔记"))
 
 
 def _lacks(text: str, terms: Iterable[str], read: dict[str, str], paths: Iterable[str] | None = None) -> Claim:
@@ -90,11 +95,11 @@ def _lacks(text: str, terms: Iterable[str], read: dict[str, str], paths: Iterabl
     paths = list(read) if paths is None else list(paths)
     unread = [p for p in paths if p not in read]
     if unread:
-        return Claim(text, None, f"names {', '.join(unread)}, which was not read")
+        return Claim(text, None, say("names {paths}, which was not read", "标注的 {paths} 没有读过", paths=", ".join(unread)))
     said = [(t, p) for t in terms for p in paths if _mentions(read[p], t)]
     if said:
         term, path = said[0]
-        return Claim(text, None, f"{path} does mention {term!r}")
+        return Claim(text, None, say("{path} does mention {term!r}", "{path} 其实提到了 {term!r}", path=path, term=term))
     return Claim(text, "the trace" if not paths else ", ".join(paths))
 
 
@@ -102,7 +107,7 @@ def _missing_reasons(line: str, reasons: str, read: dict[str, str], found: list[
     out = []
     for reason in (r.strip() for r in reasons.split("; ") if r.strip()):
         if _SEARCH_EMPTY.match(reason):
-            out.append(Claim(reason, "the trace") if not found else Claim(reason, None, f"the search found {found[0]}"))
+            out.append(Claim(reason, "the trace") if not found else Claim(reason, None, say("the search found {path}", "搜索找到了 {path}", path=found[0])))
         elif match := _STUB.match(reason):
             out.append(_stub(reason, match.group(1), read))
         elif match := _READ_LACKS.match(reason):

@@ -184,3 +184,34 @@ def test_a_false_claim_about_the_notes_fails_grounding_and_completion(traces):
     assert claim_grounding([claimed]).failures == ("q01: 'Your notes do not mention: call_id.'",)
     assert any(p.startswith("claims what nothing read supports") for p in completion_problems(claimed))
     assert "answer_unsupported" in diagnose(claimed)
+
+
+def test_the_chinese_edition_prints_the_same_figures_under_chinese_labels(traces, monkeypatch):
+    english = (metrics_table(compute_metrics(traces)), tasks_table(traces), cost_summary(traces),
+               diagnosis_table(traces), TraceBrowser(traces, selected="q23").text())  # fmt: skip
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    metrics = compute_metrics(traces)
+    assert [m.name for m in metrics][0] == "tool selection accuracy"  # the identifier code filters on stays English
+    table = metrics_table(metrics).splitlines()
+    assert table[0] == "指标            结果          计数对象  未通过"  # padded by display width: 工 takes two columns
+    assert table[1] == "工具选择准确率  24/24 = 100%  任务      -"
+    assert table[2] == "参数合法率      55/56 = 98%   调用      q22:search_notes"
+    chart = bar_chart(metrics).splitlines()
+    assert chart[0] == "工具选择准确率  " + "█" * 30 + "  100%" and chart[1].startswith("参数合法率      █")
+    assert tasks_table(traces).splitlines()[0].split() == ["任务", "种类", "选择的工具", "请求数", "token", "数", "时间",
+                                                           "状态", "完成"]  # fmt: skip
+    assert [row.split() for row in tasks_table(traces).splitlines()[1:]] == [
+        row.split() for row in english[1].splitlines()[1:]]  # the same rows, figures and all
+    assert cost_summary(traces).splitlines() == [
+        "每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3326，最多 6390",
+        f"每个任务的时间（按区间）：< 2 s ×{len(traces)}"]  # fmt: skip
+    assert diagnosis_table(traces).splitlines()[:3] == [  # the source's symptom, failure_table's Chinese cause and glosses
+        "C  参数经常不合法——任务：q22", "    可能的原因：schema 太宽松，或者字段描述含糊",
+        "    先检查：strict mode（严格模式） · enums（枚举） · field descriptions（字段描述）"]
+    browsed = TraceBrowser(traces, selected="q23").text().splitlines()
+    assert browsed[0].startswith("轨迹浏览器：24 个任务（q01, q02,") and browsed[1] == "选中的："
+    assert browsed[4].startswith("状态：completed  原因：None  模型请求数：5  token 数：6390")
+    assert completion_problems(by_id(traces)["q23"]) == ["没有讲到：must wait"]
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert english == (metrics_table(compute_metrics(traces)), tasks_table(traces), cost_summary(traces),
+                       diagnosis_table(traces), TraceBrowser(traces, selected="q23").text())  # fmt: skip

@@ -37,3 +37,16 @@ def test_grading_names_what_is_missing_and_proposes_a_gap(question):
 def test_no_question_from_stubs_or_fully_quoted_notes():
     assert follow_up({"/notes/stub.md": READ["/notes/stub.md"]}, "") is None
     assert follow_up(READ, ANSWER + "\n" + NOTE) is None
+
+
+def test_the_chinese_edition_asks_and_grades_in_chinese_against_the_english_note(question, monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert question.text == ("追问你的笔记 'Agent loop vs tool calling'（/notes/agent.md）：填上空格，并用一句话说明它为什么重要。\n"
+                             "  An agent keeps ____ about a goal, reads each ____ and chooses the next step itself.")
+    good = grade("它保存关于目标的 state，并在选择下一步之前读取每一个 observation。", question)
+    assert good.verdict == "correct" and str(good).startswith("✓ 正确：state, observation——和你的笔记说的一样：'An agent")
+    part = grade("它保存 state。", question)  # the same verdict as in English: the grade reads the note's words
+    assert part.verdict == "partly" and str(part).startswith("~ 部分正确：缺少 'observation'；你的笔记是这样说的：")
+    assert part.gap["evidence"] == ("/notes/agent.md：对追问的回答缺少 observation（An agent keeps state about a goal, "
+                                    "reads each observation and chooses the next step itself.）")
+    assert str(grade("它只是不停地调用工具。", question)).startswith("✗ 还不对：缺少 'state', 'observation'")

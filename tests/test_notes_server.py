@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -128,6 +129,27 @@ async def test_limit_defaults_to_five_and_caps_the_hits(root, arguments, count):
     mentioning = [p for p in root.glob("*.md") if "tool" in tokens(p.read_text())]
     assert len(result.structured_content["hits"]) == (count or len(mentioning))
     assert count or 5 < len(mentioning) < 20  # limit 20 returns every match, and only matches
+
+
+def test_chinese_is_indexed_as_character_bigrams_and_english_tokens_are_unchanged():
+    assert tokens("幂等键") == ["幂等", "等键"] and tokens("键") == ["键"]
+    assert tokens("重试 retries，再试一次") == ["retry", "重试", "再试", "试一", "一次"]
+    for path in NOTES.glob("*.md"):  # no Chinese in the English notes: every token as before
+        text = path.read_text(encoding="utf-8").lower()
+        assert tokens(text) == [stem(word) for word in re.findall(r"[a-z0-9_]+", text)], path.name
+
+
+@pytest.mark.anyio
+async def test_a_chinese_query_finds_a_chinese_note_and_an_english_query_does_not(root):
+    (root / "chong-shi.md").write_text("# 重试与幂等键\nUpdated: 2026-10-03\n只重试可能自己恢复的失败；写操作要带幂等键。\n",
+                                       encoding="utf-8")  # fmt: skip
+    server = build_notes_server(root)
+    for query in ("幂等键", "什么时候重试写操作？", "幂等"):  # a whole question too: its bigrams match the note's
+        hits = (await call(server, "search_notes", {"query": query})).structured_content["hits"]
+        assert [hit["path"] for hit in hits] == ["/notes/chong-shi.md"], query
+    assert (await call(server, "search_notes", {"query": "量子计算"})).structured_content["hits"] == []
+    english = KnowledgeBase(root).index.search("retry a write", 20)
+    assert english and "/notes/chong-shi.md" not in [hit.path for hit in english]  # it shares no English token
 
 
 @pytest.mark.anyio

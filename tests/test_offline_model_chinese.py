@@ -329,7 +329,7 @@ def test_a_chinese_limit_is_sent_as_a_number(client):
 
 def test_an_unknown_chinese_topic_means_the_evidence_is_missing(client, index):
     assert key_terms("什么是量子计算？") == ["量子计算"]
-    assert index.search("量子计算") == []  # the notes' tokenizer has no Chinese: nothing matches, nothing breaks
+    assert index.search("量子计算") == []  # the English notes hold none of its bigrams: nothing matches, nothing breaks
     responses = talk(client, "什么是量子计算？", NOTE_TOOLS, Notes(index))
     assert responses[-1].output_text == "证据不足：在你的笔记中搜索 '量子计算' 没有找到匹配的笔记。我不会凭记忆回答。"
     assert "来源" not in responses[-1].output_text
@@ -378,3 +378,32 @@ def test_the_evaluation_reads_the_chinese_sources_line_and_evidence_missing(clie
     assert citation_problems(final, read) == [] and not says_evidence_missing(final)
     assert cited_sources("根据你的笔记：\n- x [/notes/a.md]\n\n来源：/notes/a.md、/notes/b.md") == ["/notes/a.md", "/notes/b.md"]
     assert says_evidence_missing("证据不足：在你的笔记中搜索 'x' 没有找到匹配的笔记。我不会凭记忆回答。")
+
+
+def test_a_chinese_question_reads_the_same_notes_as_its_english_twin(client, index):
+    # Regression: 失败 alone bridged to "failures", so 失败的 Pod searched other notes than "failed pods".
+    english = talk(client, "How does Kubernetes restart failed pods?", NOTE_TOOLS, Notes(index))
+    chinese = talk(client, "Kubernetes 怎样重启失败的 Pod？", NOTE_TOOLS, Notes(index))
+    assert calls_of(chinese[0]) == [("notes__search_notes", {"query": "kubernetes 重启 failed pod", "limit": None})]
+    assert calls_of(chinese[1]) == calls_of(english[1]) == [
+        ("notes__read_note", {"path": "/notes/retries.md"}), ("notes__read_note", {"path": "/notes/protocol-vs-tool-errors.md"})]
+    assert chinese[-1].output_text == ("证据不足：我读过的笔记（/notes/retries.md、/notes/protocol-vs-tool-errors.md）"
+                                       "没有提到 kubernetes、重启、pod。我不会凭记忆回答。")  # fmt: skip
+
+
+def test_a_chinese_question_over_a_chinese_note_is_answered_from_it(client, tmp_path):
+    # The index splits Chinese into character bigrams, and the model checks a Chinese term the same way.
+    (tmp_path / "liangzi.md").write_text("# 量子计算\nUpdated: 2026-10-03\n量子计算用量子比特保存状态。\n", encoding="utf-8")
+    (tmp_path / "retries.md").write_text((notes_dir() / "retries.md").read_text(encoding="utf-8"), encoding="utf-8")
+    own = NotesIndex(Workspace(tmp_path, LOGICAL_ROOT))
+
+    def answer(name: str, arguments: dict) -> str:
+        if name == "notes__read_note":
+            text = (tmp_path / arguments["path"].removeprefix(LOGICAL_ROOT + "/")).read_text(encoding="utf-8")
+            return ok({"path": arguments["path"], "title": text.splitlines()[0][2:], "updated": None, "text": text})
+        return Notes(own)(name, arguments)
+
+    responses = talk(client, "什么是量子计算？", NOTE_TOOLS, answer)
+    assert calls_of(responses[0]) == [("notes__search_notes", {"query": "量子计算", "limit": None})]
+    assert calls_of(responses[1]) == [("notes__read_note", {"path": "/notes/liangzi.md"})]
+    assert responses[-1].output_text == "根据你的笔记：\n- 量子计算用量子比特保存状态。 [/notes/liangzi.md]\n\n来源：/notes/liangzi.md"

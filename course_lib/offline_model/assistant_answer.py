@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from course_lib.offline_model.answers import _write_not_done
 from course_lib.offline_model.assistant_calls import _Done, _fill, _hits
 from course_lib.offline_model.reading import _path_property
-from course_lib.offline_model.terms import _stem, _stems
+from course_lib.offline_model.terms import _stems, _tokens, mentions
 from course_lib.offline_model.wording import language, say
 
 _GAP_REQUEST = re.compile(
@@ -56,8 +56,8 @@ def _final_moves(text: str, terms: list[str], done: list[_Done], last: _Done, re
     usable = [note for note in notes if note.todo is None]
     stubs = [note for note in notes if note.todo is not None]
     found = set().union(*(_stems(note.text) for note in usable))
-    covered = [term for term in terms if _stem(term) in found]
-    missing = [term for term in terms if _stem(term) not in found]
+    covered = [term for term in terms if mentions(found, term)]
+    missing = [term for term in terms if not mentions(found, term)]
     if usable and len(covered) * 2 > len(terms):
         body = _quoted_answer(terms, usable, missing, stubs, lang)
     else:
@@ -77,7 +77,7 @@ def _final_moves(text: str, terms: list[str], done: list[_Done], last: _Done, re
 def _quoted_answer(terms: list[str], usable: list[_ReadNote], missing: list[str], stubs: list[_ReadNote],
                    lang: str = "en") -> str:  # fmt: skip
     """Up to two sentences per note that hold the most key terms, each tagged with its note."""
-    wanted = {_stem(term) for term in terms}
+    wanted = {token for term in terms for token in _tokens(term)}
     lines, cited = [say("from_notes", lang)], []
     for note in usable:
         sentences = _sentences(note.text)

@@ -10,7 +10,8 @@ that table and a list of Chinese function words (`_ZH_STOP`); each concept found
 words, which go into the search `query` and are looked for in the notes. A run of two or more
 Chinese characters the table does not know stays a key term as written ("量子计算"): it is searched
 for and, absent from English notes, counted as not mentioned — so an unknown topic gets "evidence
-missing", never a guess. A real model translates the query itself; this table is the offline
+missing", never a guess. A note written in Chinese that holds it (all its character bigrams, as the
+search index counts them: `course_lib.words.tokens`) is found, read and quoted like an English one. A real model translates the query itself; this table is the offline
 model's stand-in for that, and it knows only what is listed here.
 """
 
@@ -20,6 +21,7 @@ import re
 
 from course_lib.words import WORD as _WORD
 from course_lib.words import stem as _stem
+from course_lib.words import tokens as _tokens
 
 _STOP_WORDS = frozenset("""
     a an the and or but if then than so as of to in on at by for with from into about over under between
@@ -59,6 +61,7 @@ ZH_TERMS: dict[str, str] = {
     "文本": "text", "返回": "returned", "保证": "guarantees", "数据": "data", "失败": "failures", "成功": "success",
     "执行": "run", "运行": "run", "读取": "read", "文件": "file", "路径": "path", "键": "key", "写": "write",
     "不可信": "untrusted", "指令": "instruction", "预算": "budget", "状态": "state", "停止条件": "stop condition",
+    "失败的": "failed",  # "失败的 Pod" is failed pods, not failures (the notes' word for what went wrong is "failed")
 }  # fmt: skip
 # Chinese function words, question words and chit-chat: never key terms (the twin of _STOP_WORDS).
 _ZH_STOP = frozenset("""
@@ -100,7 +103,14 @@ def _chinese_terms(run: str) -> list[tuple[int, str]]:
 
 
 def _stems(text: str) -> set[str]:
-    return {_stem(word) for word in _WORD.findall(text.lower())}
+    """The text's tokens as the search index counts them: stems, and bigrams of Chinese runs."""
+    return set(_tokens(text))
+
+
+def mentions(found: set[str], term: str) -> bool:
+    """Whether a text whose `_stems` are `found` mentions `term`: its stem, or for a Chinese term
+    ("量子计算") every bigram of it, as the search index matched it."""
+    return set(_tokens(term)) <= found
 
 
 def key_terms(text: str) -> list[str]:

@@ -174,3 +174,68 @@ def test_requiring_every_read_note_to_be_cited(capsys):
 
     assert check_citation_correct(all_read_cited) is False
     assert capsys.readouterr().out.endswith("a note read but not cited is fine: check cited ⊆ read, not read ⊆ cited.\n")
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_citation_correct(...) is False
+    assert check_tool_selection_accuracy(...) is False
+    assert check_citation_correct(len) is False  # any wrong type: named in Chinese too
+    assert capsys.readouterr().out.startswith(
+        "✗ 还没有作答：定义 citation_correct(answer, read_paths)，并传入函数本身。\n"
+        "✗ 还没有作答：定义 tool_selection_accuracy(traces)，并传入函数本身。\n"
+        "✗ citation_correct 在例子“两个来源，都读过”上抛出了 TypeError：")  # fmt: skip
+
+
+def test_a_wrong_citation_check_is_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+
+    def last_line(answer, read_paths):
+        cited = {p.strip() for p in answer.splitlines()[-1].removeprefix("Sources:").split(",")}
+        return cited <= read_paths
+
+    assert check_citation_correct(last_line) is False
+    assert capsys.readouterr().out == (
+        "✗ 在 q24 的真实回答上，你判断引用有错，但实际上引用正确：Sources: 行不一定是最后一行：它后面还有一段关于已保存缺口的话。\n")
+
+    def substring(answer, read_paths):
+        line = next((l for l in answer.splitlines() if l.startswith("Sources:")), "")
+        cited = [p.strip() for p in line.removeprefix("Sources:").split(",") if p.strip()]
+        return bool(cited) and all(any(c in r for r in read_paths) for c in cited)
+
+    assert check_citation_correct(substring) is False
+    assert capsys.readouterr().out == (
+        "✗ 在例子“一个只写了前缀的来源（/notes/retries 不是 /notes/retries.md）”上，你判断引用正确，但实际上引用不正确："
+        "比较完整的路径（集合成员关系），而不是子串。\n")  # fmt: skip
+
+
+def test_a_wrong_selection_metric_is_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_tool_selection_accuracy(
+        lambda traces: sum({c.tool for c in t.calls} == set(t.question.expected_tools) for t in traces) / len(traces)
+    ) is False  # fmt: skip
+    assert capsys.readouterr().out == (
+        "✗ 在 q01（一次搜索，然后同一轮里两次读取） 上你算出 0，轨迹给出的是 1：call.tool 是模型一侧的别名（notes__read_note）；"
+        "expected_tools 里是服务器的工具名：请比较 call.name。\n")  # fmt: skip
+    assert check_tool_selection_accuracy(lambda traces: "100%") is False
+    assert capsys.readouterr().out.startswith("✗ tool_selection_accuracy 必须返回 0 到 1 之间的数；它在 q01（一次搜索")
+    assert check_tool_selection_accuracy(lambda traces: sum(1 for t in traces if t.calls) / len(traces)) is False
+    assert capsys.readouterr().out == ("✗ 在 只搜索就回答的 q01（从没调用 read_note） 上你算出 1，轨迹给出的是 0："
+                                       "每个预期的工具都必须调用过：比较集合是否相等，而不是 ⊆。\n")
+
+
+def test_every_hint_and_mistake_has_its_chinese(monkeypatch, capsys):
+    from course_lib.exercises import nb09
+
+    pairs = list(nb09.HINTS.values()) + [message for _, message in nb09.SELECTION_MISTAKES]
+    pairs += [hint for _, _, hint in nb09.selection_cases()]
+    chinese = re.compile(r"[\u4e00-\u9fff]")
+    assert all(len(pair) == 2 and not chinese.search(pair[0]) and chinese.search(pair[1]) for pair in pairs)
+    labels = [label for label, *_ in nb09.selection_cases()] + [label for label in nb09.CRAFTED]
+    assert set(labels) <= set(nb09.LABELS_ZH)
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_tool_selection_accuracy(nb09.SOLUTIONS["check_tool_selection_accuracy"]()) is True
+    assert capsys.readouterr().out.startswith("✓ 每个例子都对了")
