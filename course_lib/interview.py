@@ -93,13 +93,13 @@ class Card:
 
 def _wrap(text: str, *, bullet: bool = False) -> list[str]:
     first, rest = ("  - ", "    ") if bullet else ("  ", "  ")
-    if any(_wide(ch) for ch in text):
+    if any(unicodedata.east_asian_width(ch) in "WF" for ch in text):
         return _wrap_wide(text, first, rest)
     return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest)
 
 
-def _wide(ch: str) -> bool:
-    return unicodedata.east_asian_width(ch) in "WF"
+def _wide(ch: str) -> bool:  # "A" (ambiguous: “”, —, …) is wide in Chinese text
+    return unicodedata.east_asian_width(ch) in "WFA"
 
 
 _TOKEN = re.compile(r"[!-~]+|\s+|.")  # a run of printable ASCII (a word, `call_id`, JSON) stays whole
