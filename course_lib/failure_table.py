@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from course_lib.lang import say
+
 
 @dataclass(frozen=True)
 class Row:
@@ -49,10 +51,22 @@ DIAGNOSIS_ROWS: tuple[Row, ...] = (
 )  # fmt: skip
 ROWS = {row.letter: row for row in DIAGNOSIS_ROWS}
 
+CAUSES_ZH = {
+    "A": "工具描述不清楚，或者指令允许模型猜测",
+    "B": "工具职责重叠，或者一次暴露的工具太多",
+    "C": "schema 太宽松，或者字段描述含糊",
+    "D": "输出字段不清楚，或者结果没有正确交回模型",
+    "E": "错误被吞掉了，或者没有失败策略",
+    "F": "超时之后盲目重试",
+    "G": "工具太多、输出太长、轮数太多",
+    "H": "测试只覆盖了 schema",
+}
+"""Each row's likely cause in Chinese, for the zh-CN edition (its symptom is the source's own, `Row.source`)."""
+
 
 def show_diagnosis_table() -> None:
     """Print the table: letter, symptom, likely cause and the three things to check."""
     for row in DIAGNOSIS_ROWS:
-        print(f"{row.letter}  {row.symptom}  ({row.source})")
-        print(f"   likely cause: {row.cause}")
-        print(f"   check first:  {' · '.join(row.checks)}")
+        print(say(f"{row.letter}  {row.symptom}  ({row.source})", f"{row.letter}  {row.source}"))
+        print(say(f"   likely cause: {row.cause}", f"   可能原因：{CAUSES_ZH[row.letter]}"))
+        print(say(f"   check first:  {' · '.join(row.checks)}", f"   首先要查：{' · '.join(row.checks)}"))
