@@ -23,6 +23,7 @@ labels are Chinese, and a pointer names the section's title in the notebook's zh
 
 from __future__ import annotations
 
+import functools
 import html
 import importlib
 import json
@@ -202,6 +203,11 @@ def twin_section(notebook: str, section: str) -> str | None:
 
 
 def _cells(path: Path) -> list[dict[str, Any]]:
+    return _markdown_cells(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _markdown_cells(path: Path, mtime_ns: int) -> list[dict[str, Any]]:  # read again once the file changes
     return [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "markdown"]
 
 
