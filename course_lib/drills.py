@@ -81,7 +81,8 @@ def load_broken_trace(name: str) -> dict[str, Any]:
         KeyError: no trace has that name.
     """
     if name not in TRACES:
-        raise KeyError(f"no broken trace {name!r}; there are: {', '.join(TRACES)}")
+        raise KeyError(say(f"no broken trace {name!r}; there are: {', '.join(TRACES)}",
+                           f"没有名为 {name!r} 的出错轨迹；现有的是：{', '.join(TRACES)}"))
     trace = json.loads((traces_dir() / f"{name}.json").read_text(encoding="utf-8"))
     english, chinese = REPORTS.get(name, ("", ""))
     if language() == "zh-CN" and trace["report"] == english:

@@ -264,9 +264,10 @@ class Progress:
             ValueError: unknown verdict, or no such card.
         """
         if verdict not in VERDICTS:
-            raise ValueError(f"unknown verdict {verdict!r}; use one of: {', '.join(VERDICTS)}")
+            raise ValueError(say(f"unknown verdict {verdict!r}; use one of: {', '.join(VERDICTS)}",
+                                 f"没有 {verdict!r} 这种自评；请用其中之一：{', '.join(VERDICTS)}"))
         if not 1 <= number <= self.total:
-            raise ValueError(f"no card {number}: the cards are 1–{self.total}")
+            raise ValueError(say(f"no card {number}: the cards are 1–{self.total}", f"没有第 {number} 张卡片：卡片是 1–{self.total}"))
         self.marks[number] = verdict
 
     def count(self, verdict: str) -> int:
@@ -308,7 +309,7 @@ class CardDeck(TextFallback):
         by_number = {card.number: card for card in every}
         chosen = list(numbers) if numbers is not None else list(by_number)
         if not chosen or any(n not in by_number for n in chosen):
-            raise ValueError(f"choose cards among 1–{len(every)}; got {chosen}")
+            raise ValueError(say(f"choose cards among 1–{len(every)}; got {chosen}", f"请在 1–{len(every)} 中选卡片；你给的是 {chosen}"))
         self.cards = [by_number[n] for n in chosen]
         self.progress = progress if progress is not None else Progress(total=len(every))
         self.position = 0
@@ -356,7 +357,8 @@ class CardDeck(TextFallback):
         """
         positions = {card.number: i for i, card in enumerate(self.cards)}
         if number not in positions:
-            raise ValueError(f"card {number} is not in this deck ({', '.join(map(str, positions))})")
+            raise ValueError(say(f"card {number} is not in this deck ({', '.join(map(str, positions))})",
+                                 f"这副卡片里没有第 {number} 张（{', '.join(map(str, positions))}）"))
         self.show_position(positions[number])
 
     def show_position(self, position: int) -> None:

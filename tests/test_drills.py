@@ -218,3 +218,8 @@ def test_the_chinese_table_shows_the_source_s_symptoms_and_chinese_causes(zh, ca
     assert out.count("可能原因：") == 8 and out.count("首先要查：") == 8 and "A  不调用工具就编答案\n" in out
     assert "likely cause" not in out and "makes things up" not in out
     assert "call trace · when-to-use conditions · eval samples" in out  # what the learner types stays as it is
+
+
+def test_an_unknown_trace_is_refused_in_chinese(zh):
+    with pytest.raises(KeyError, match="没有名为 'nope' 的出错轨迹"):
+        drills.load_broken_trace("nope")

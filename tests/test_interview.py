@@ -266,3 +266,14 @@ def test_a_chinese_file_that_does_not_match_the_english_is_refused(zh, tmp_path,
     path.write_text(json.dumps({"cards": entries}, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(ValueError, match="numbered as the English ones"):
         load_cards()
+
+
+def test_the_chinese_deck_refuses_in_chinese(zh):
+    with pytest.raises(ValueError, match="没有 '答对了' 这种自评；请用其中之一：got it, shaky, missed"):
+        Progress().mark(1, "答对了")
+    with pytest.raises(ValueError, match="没有第 19 张卡片"):
+        Progress(total=18).mark(19, "got it")
+    with pytest.raises(ValueError, match="这副卡片里没有第 1 张（3, 9）"):
+        CardDeck(numbers=[3, 9]).show(1)
+    with pytest.raises(ValueError, match="请在 1–18 中选卡片"):
+        CardDeck(numbers=[])
