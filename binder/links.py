@@ -1,4 +1,4 @@
-"""The Binder launch links in README.md, README.zh-CN.md and notebooks/INSTRUCTOR.md: check them, or aim them.
+"""The Binder launch links in the READMEs and the instructor guides (English and zh-CN): check them, or aim them.
 
     python binder/links.py            # check (exit 1 and say what is wrong)
     python binder/links.py org/name   # point every link at github.com/org/name, then check
@@ -6,7 +6,7 @@
 A link is https://mybinder.org/v2/gh/<org>/<name>/HEAD?urlpath=lab/tree/notebooks/<notebook>,
 which builds the repository's default branch and opens JupyterLab on that notebook. The check:
 every link names the same repository, opens a notebook that exists, and each file has a link for
-every notebook (each README's badge opens notebook 00). The Chinese README links a notebook's
+every notebook (each README's badge opens notebook 00). The Chinese README and guide link a notebook's
 zh-CN twin (`notebooks/zh-CN/<name>`) where one exists and the English notebook until then. Until
 the course is published the repository is the placeholder OWNER/REPO. repo2docker ignores this file.
 """
@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FILES = ("README.md", "notebooks/INSTRUCTOR.md", "README.zh-CN.md")
-EDITIONS = {"README.zh-CN.md": "notebooks/zh-CN"}
+FILES = ("README.md", "notebooks/INSTRUCTOR.md", "README.zh-CN.md", "notebooks/zh-CN/INSTRUCTOR.md")
+EDITIONS = {"README.zh-CN.md": "notebooks/zh-CN", "notebooks/zh-CN/INSTRUCTOR.md": "notebooks/zh-CN"}
 """A translated file links each notebook's twin in its edition's folder, where the twin exists."""
 PLACEHOLDER = "OWNER/REPO"
 LINK = re.compile(r"https://mybinder\.org/v2/gh/(?P<repo>[^/\s]+/[^/\s]+)/HEAD\?urlpath=lab/tree/(?P<path>[^\s)`|]+)")

@@ -26,7 +26,8 @@ Reliability   results        the normalized {ok, data | error{code, message, ret
               guarded_loop   the loop with the execution layer and defined terminal statuses
 Explore       explorer       which objects change when head/path change (a widget)
 The model     offline_model  the deterministic offline model: Responses (streamed too), Chat Completions,
-                             Anthropic Messages; backend picks it or a real endpoint
+                             Anthropic Messages, the hosted mcp tool (hosted_mcp); backend picks it
+                             or a real endpoint
 Outside       node_tools     the MCP Inspector, the reference server, the conformance suite;
                              side_by_side compares; conformance_client is the host as its client
 Capstone      notes_server   the notes MCP server: search, read, save a learning gap

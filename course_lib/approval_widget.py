@@ -28,6 +28,10 @@ rejected), so it stays true after the action ran or the approval expired.
 Where widgets cannot render (a notebook viewed on GitHub, a terminal, a test), the panel still
 shows readable text: its plain-text form (`panel.text()`, also used by `repr` and by the
 `text/plain` part of what Jupyter stores) lists the same action, arguments, diff and status.
+
+Every label, button, status line and the plain text speak the edition's language
+(`course_lib.lang.say`); the refusal `execute` returns is a tool result for the model and stays
+as the other tool errors are written.
 """
 
 from __future__ import annotations
@@ -41,10 +45,12 @@ import ipywidgets as widgets
 
 from course_lib.approval import ActionState, PendingAction, Provenance
 from course_lib.execution import Execution, Executor, Session, Step
+from course_lib.lang import say
 from course_lib.results import failure
 from course_lib.show import TextFallback
 
 WAITING = "waiting for a decision"
+WAITING_ZH = "等待决定"
 
 
 def pending_action(executor: Executor, pending: Execution | PendingAction) -> PendingAction:
@@ -92,20 +98,23 @@ class ApprovalPanel(TextFallback):
         self.decision: str | None = None  # "approved" or "rejected": the first decision made here
         self.ignored: list[str] = []  # later clicks, which changed nothing
 
-        self.approve_button = widgets.Button(description="Approve", button_style="success", icon="check")
-        self.reject_button = widgets.Button(description="Reject", button_style="danger", icon="times")
+        self.approve_button = widgets.Button(description=_click("approved"), button_style="success", icon="check")
+        self.reject_button = widgets.Button(description=_click("rejected"), button_style="danger", icon="times")
         self.approve_button.on_click(lambda _: self.approve())
         self.reject_button.on_click(lambda _: self.reject())
         self._status_line = widgets.HTML(self._status_html())
+        tool, user = f"<code>{html.escape(self.action.tool)}</code>", f"<code>{html.escape(self.action.user_id)}</code>"
         parts = [
-            widgets.HTML(f"<b>Approval needed:</b> <code>{html.escape(self.action.tool)}</code> for user "
-                         f"<code>{html.escape(self.action.user_id)}</code> · action <code>{self.action.action_id}</code>"),
-            widgets.HTML("<b>Exact arguments</b>" + _pre(self.arguments_json())),
+            widgets.HTML(say(f"<b>Approval needed:</b> {tool} for user {user} · action <code>{self.action.action_id}</code>",
+                             f"<b>需要批准：</b>用户 {user} 的 {tool} · 动作 <code>{self.action.action_id}</code>")),
+            widgets.HTML(say("<b>Exact arguments</b>", "<b>确切的参数</b>") + _pre(self.arguments_json())),
         ]  # fmt: skip
         if self.after:
-            parts.append(widgets.HTML(f"<b>⚠ Proposed after reading untrusted output:</b> {html.escape(self._after_text())}"))
+            parts.append(widgets.HTML(say("<b>⚠ Proposed after reading untrusted output:</b> ",
+                                          "<b>⚠ 在读过不可信的输出之后提出：</b>") + html.escape(self._after_text())))
         if self.diff is not None:
-            parts.append(widgets.HTML("<b>Effect (diff from the preview)</b>" + _pre(self.diff)))
+            parts.append(widgets.HTML(say("<b>Effect (diff from the preview)</b>", "<b>效果（来自预览的 diff）</b>")
+                                      + _pre(self.diff)))
         parts += [widgets.HBox([self.approve_button, self.reject_button]), self._status_line]
         self.widget = widgets.VBox(parts)
 
@@ -123,21 +132,27 @@ class ApprovalPanel(TextFallback):
         """One line saying where the action stands, and what a later click did (nothing)."""
         the_id, state = self.action.action_id, self.state
         if self.decision == "rejected" or (self.decision is None and state == "rejected"):
-            line = f"✗ rejected: {the_id} will not run"
+            line = say(f"✗ rejected: {the_id} will not run", f"✗ 已拒绝：{the_id} 不会运行")
             if state == "pending":  # the same action was sent again after the rejection
-                line += " (the same action was asked for again: it waits for a new decision, in a new panel)"
+                line += say(" (the same action was asked for again: it waits for a new decision, in a new panel)",
+                            "（同一个动作又被请求了一次：它在一个新的面板里等待新的决定）")
         else:
             line = {
-                "pending": WAITING,
-                "approved": f"✓ approved: {the_id} may run once, before the approval expires",
-                "expired": f"✗ approved, but the approval expired before {the_id} ran: ask again",
-                "spent": f"✓ approved and done: {the_id} ran once; its approval is used up",
-                "unknown": f"? {the_id} was never asked for",
+                "pending": say(WAITING, WAITING_ZH),
+                "approved": say(f"✓ approved: {the_id} may run once, before the approval expires",
+                                f"✓ 已批准：{the_id} 可以在批准过期之前运行一次"),
+                "expired": say(f"✗ approved, but the approval expired before {the_id} ran: ask again",
+                               f"✗ 已批准，但批准在 {the_id} 运行之前就过期了：请重新询问"),
+                "spent": say(f"✓ approved and done: {the_id} ran once; its approval is used up",
+                             f"✓ 已批准并完成：{the_id} 运行了一次；它的批准已经用掉"),
+                "unknown": say(f"? {the_id} was never asked for", f"? 从未请求过 {the_id}"),
             }.get(state, state)
         if self.decision is None and state != "pending":
-            line += " (decided elsewhere, not in this panel)"
+            line += say(" (decided elsewhere, not in this panel)", "（在别处决定，不是在这个面板里）")
         if self.ignored:
-            line += f" · later click ignored: {', '.join(self.ignored)} (the first decision counts)"
+            clicks = ", ".join(self.ignored)
+            line += say(f" · later click ignored: {clicks} (the first decision counts)",
+                        f" · 之后的点击被忽略：{clicks}（第一次决定算数）")
         return line
 
     def approve(self) -> bool:
@@ -182,7 +197,7 @@ class ApprovalPanel(TextFallback):
         try:
             act(self.action.action_id)
         except KeyError:  # decided already, here or elsewhere: the first decision stands
-            self.ignored.append(_CLICK[decision])
+            self.ignored.append(_click(decision))
             ok = False
         else:
             self.decision = decision
@@ -195,27 +210,35 @@ class ApprovalPanel(TextFallback):
         return ", ".join(map(str, self.after))
 
     def _status_html(self) -> str:
-        return f"<b>Status:</b> {html.escape(self.status)}"
+        return say("<b>Status:</b> ", "<b>状态：</b>") + html.escape(self.status)
 
     def text(self) -> str:
         """The panel as plain text: what a person is asked to approve, and the status."""
         self._status_line.value = self._status_html()  # the state may have moved on (spent, expired)
+        tool, user = self.action.tool, self.action.user_id
         lines = [
-            f"Approval needed: {self.action.tool} for user {self.action.user_id}",
-            f"action id: {self.action.action_id}",
-            "exact arguments:",
+            say(f"Approval needed: {tool} for user {user}", f"需要批准：用户 {user} 的 {tool}"),
+            say(f"action id: {self.action.action_id}", f"action id：{self.action.action_id}"),
+            say("exact arguments:", "确切的参数："),
             *("  " + line for line in self.arguments_json().splitlines()),
         ]
         if self.after:
-            lines.append(f"⚠ proposed after reading untrusted output: {self._after_text()}")
+            lines.append(say(f"⚠ proposed after reading untrusted output: {self._after_text()}",
+                             f"⚠ 在读过不可信的输出之后提出：{self._after_text()}"))
         if self.diff is not None:
-            lines += ["effect (diff from the preview):", *("  " + line for line in self.diff.rstrip("\n").splitlines())]
+            lines += [say("effect (diff from the preview):", "效果（来自预览的 diff）："),
+                      *("  " + line for line in self.diff.rstrip("\n").splitlines())]
         decided = self.decision is not None or self.state != "pending"
-        lines += ["[ Approve ]  [ Reject ]" + ("  (decided)" if decided else ""), f"status: {self.status}"]
+        buttons = f"[ {_click('approved')} ]  [ {_click('rejected')} ]"
+        lines += [buttons + (say("  (decided)", "（已决定）") if decided else ""), say("status: ", "状态：") + self.status]
         return "\n".join(lines)
 
 
-_CLICK = {"approved": "Approve", "rejected": "Reject"}
+def _click(decision: str) -> str:
+    """The button that makes `decision`, as the edition names it."""
+    return say("Approve", "批准") if decision == "approved" else say("Reject", "拒绝")
+
+
 _REFUSALS = {
     "rejected": "the user rejected this action; do not retry it",
     "pending": "nobody has approved this action yet; it was not run",

@@ -30,6 +30,7 @@ import httpx
 import httpx2
 import openai
 
+from course_lib.lang import say
 from course_lib.offline_model import offline_transport
 
 DEFAULT_MODEL = "gpt-4.1"
@@ -87,7 +88,8 @@ class _ModelCheck(httpx.BaseTransport):
             return httpx.Response(404, headers=response.headers, content=content)
         if "model" not in f"{error.get('code')} {said}".lower():
             return httpx.Response(404, headers=response.headers, content=content)
-        error["message"] = (f"{unknown_model_line(self.model, request.url.host, self.variable)} (The endpoint said: {said})")
+        line = unknown_model_line(self.model, request.url.host, self.variable)
+        error["message"] = say("{line} (The endpoint said: {said})", "{line}（端点的原话：{said}）", line=line, said=said)
         headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-length", "content-encoding")}
         return httpx.Response(404, headers=headers, content=json.dumps(body).encode("utf-8"))
 
@@ -96,10 +98,14 @@ class _ModelCheck(httpx.BaseTransport):
 
 
 def unknown_model_line(model: str, host: str, variable: str = "COURSE_MODEL") -> str:
-    """The one line for a model name the endpoint does not serve; `variable` names the setting."""
-    return (f"Model '{model}' was asked for, but the endpoint {host} does not serve it (retired, mistyped, or not "
-            f"pulled on a local server). Set {variable} to a model it lists (`client.models.list()`), e.g. "
-            f"`%env {variable}=<name>` in the first cell, then restart the kernel.")
+    """The one line for a model name the endpoint does not serve; `variable` names the setting
+    (in the edition's language: `lang.say`)."""
+    return say("Model '{model}' was asked for, but the endpoint {host} does not serve it (retired, mistyped, or not "
+               "pulled on a local server). Set {variable} to a model it lists (`client.models.list()`), e.g. "
+               "`%env {variable}=<name>` in the first cell, then restart the kernel.",
+               "请求的模型是 '{model}'，但端点 {host} 不提供它（已下线、名字写错，或本地服务器上还没有拉取）。"
+               "把 {variable} 设为它列出的某个模型（`client.models.list()`），例如在第一个单元格里写 "
+               "`%env {variable}=<name>`，然后重启内核。", model=model, host=host, variable=variable)
 
 
 def make_client(transport: httpx.BaseTransport | None = None) -> openai.OpenAI:
@@ -166,10 +172,13 @@ def make_anthropic_client(transport: httpx.BaseTransport | None = None) -> anthr
 def describe_backend() -> str:
     """One line for a notebook to print: which backend answers and which model name is sent.
 
-    Shows only the endpoint's host, never the key (nor anything else in the URL).
+    Shows only the endpoint's host, never the key (nor anything else in the URL). In the
+    edition's language (`lang.say`).
     """
     if is_offline():
-        return f"Backend: offline model (deterministic, in-process, no network); model name '{model_name()}'."
+        return say("Backend: offline model (deterministic, in-process, no network); model name '{model}'.",
+                   "后端：离线模型（确定性，在进程内运行，不联网）；模型名 '{model}'。", model=model_name())
     url = httpx.URL(os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1")
     host = f"{url.host}:{url.port}" if url.port else url.host
-    return f"Backend: real endpoint {host}; model name '{model_name()}'."
+    return say("Backend: real endpoint {host}; model name '{model}'.", "后端：真实端点 {host}；模型名 '{model}'。",
+               host=host, model=model_name())

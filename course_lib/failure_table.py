@@ -52,21 +52,39 @@ DIAGNOSIS_ROWS: tuple[Row, ...] = (
 ROWS = {row.letter: row for row in DIAGNOSIS_ROWS}
 
 CAUSES_ZH = {
-    "A": "工具描述不清楚，或者指令允许模型猜测",
-    "B": "工具职责重叠，或者一次暴露的工具太多",
+    "A": "工具描述不清楚，或者指令让模型去猜",
+    "B": "工具的职责互相重叠，或者一次暴露的工具太多",
     "C": "schema 太宽松，或者字段描述含糊",
-    "D": "输出字段不清楚，或者结果没有正确交回模型",
+    "D": "输出字段不清楚，或者结果没有正确地回到模型那里",
     "E": "错误被吞掉了，或者没有失败策略",
-    "F": "超时之后盲目重试",
+    "F": "超时之后的盲目重试",
     "G": "工具太多、输出太长、轮数太多",
     "H": "测试只覆盖了 schema",
 }
-"""Each row's likely cause in Chinese, for the zh-CN edition (its symptom is the source's own, `Row.source`)."""
+"""Each row's likely cause in the zh-CN edition (the symptom is the source's own, `Row.source`)."""
+CHECKS_ZH = {
+    "call trace": "调用轨迹", "when-to-use conditions": "何时使用的条件", "eval samples": "评估样例",
+    "tool names": "工具名", "counter-examples": "反例", "dynamic tool set": "动态工具集",
+    "strict mode": "严格模式", "enums": "枚举", "field descriptions": "字段描述",
+    "call_id": "call_id", "output structure": "输出结构", "full context": "完整上下文",
+    "error classification": "错误分类", "retryable": "可否重试", "stop condition": "停止条件",
+    "idempotency key": "幂等键", "execution record": "执行记录", "status query": "状态查询",
+    "tokens": "token 数", "tool time": "工具耗时", "loop count": "循环次数",
+    "identity": "身份", "resource scope": "资源范围", "approval and audit": "批准与审计",
+}
+"""A Chinese gloss for each check; the check itself stays as written: a drill's answer names it."""
 
 
 def show_diagnosis_table() -> None:
-    """Print the table: letter, symptom, likely cause and the three things to check."""
+    """Print the table: letter, symptom, likely cause and the three things to check.
+
+    In the zh-CN edition (`lang.say`) the symptom is the source's own Chinese, the cause is
+    Chinese, and each check keeps its English name (what a drill's answer writes) with a gloss.
+    """
     for row in DIAGNOSIS_ROWS:
-        print(say(f"{row.letter}  {row.symptom}  ({row.source})", f"{row.letter}  {row.source}"))
-        print(say(f"   likely cause: {row.cause}", f"   可能原因：{CAUSES_ZH[row.letter]}"))
-        print(say(f"   check first:  {' · '.join(row.checks)}", f"   首先要查：{' · '.join(row.checks)}"))
+        glossed = " · ".join(check if CHECKS_ZH[check] == check else f"{check}（{CHECKS_ZH[check]}）"
+                             for check in row.checks)  # fmt: skip
+        print(say("{letter}  {symptom}  ({source})", "{letter}  {source}", letter=row.letter, symptom=row.symptom,
+                  source=row.source))
+        print(say("   likely cause: {cause}", "   可能的原因：{cause_zh}", cause=row.cause, cause_zh=CAUSES_ZH[row.letter]))
+        print(say("   check first:  {checks}", "   先检查：{glossed}", checks=" · ".join(row.checks), glossed=glossed))

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from course_lib.connection import HttpExchange
+from course_lib.lang import say
 
 _SESSION = re.compile(r"\b[0-9a-f]{32}\b")
 SHOWN_RESPONSE_HEADERS = ("content-type", "mcp-session-id", "www-authenticate")
@@ -36,7 +37,7 @@ def _body(body: Any, limit: int) -> str:
 
 def show_exchange(exchange: HttpExchange, *, port: int | None = None, bodies: bool = True, limit: int = 150) -> None:
     """Print one recorded exchange: request line and MCP headers (`>`), status and headers (`<`), bodies."""
-    kind = exchange.content_type or "(no body)"
+    kind = exchange.content_type or say("(no body)", "（没有报文体）")
     print(mask(f"{exchange.method} {exchange.path}  →  {exchange.status} {kind}", port))
     for name, value in exchange.request_headers.items():
         if name == "content-type" or (name == "accept" and exchange.method != "POST"):
@@ -50,7 +51,8 @@ def show_exchange(exchange: HttpExchange, *, port: int | None = None, bodies: bo
     if bodies and exchange.response_body is not None:
         print(mask(f"  < body {_body(exchange.response_body, limit)}", port))
     elif bodies and kind == "text/event-stream":
-        print("  < body: an SSE stream (its JSON-RPC messages are in conn.messages)")
+        print(say("  < body: an SSE stream (its JSON-RPC messages are in conn.messages)",
+                  "  < body：一个 SSE 流（其中的 JSON-RPC 消息在 conn.messages 里）"))
 
 
 def show_response(response: httpx.Response, *, port: int | None = None, limit: int = 300) -> None:

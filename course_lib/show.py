@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from course_lib.connection import Exchange, WireMessage
+from course_lib.lang import say
 from course_lib.loop import LoopResult
 
 
@@ -39,7 +40,7 @@ def show_json(obj: Any, title: str | None = None, *, limit: int | None = None) -
     text = json.dumps(wire_json(obj), indent=2, ensure_ascii=False)
     lines = text.splitlines()
     if limit is not None and len(lines) > limit:
-        lines = lines[:limit] + [f"… ({len(lines) - limit} more lines)"]
+        lines = lines[:limit] + [say("… ({n} more lines)", "…（还有 {n} 行）", n=len(lines) - limit)]
     if title:
         print(f"── {title} " + "─" * max(0, 60 - len(title)))
     print("\n".join(lines))
@@ -61,18 +62,24 @@ def show_messages(messages: Iterable[WireMessage], *, methods: set[str] | None =
 
 def show_exchange(exchange: Exchange) -> None:
     """Print one JSON-RPC request and its response, indented."""
-    show_json(exchange.request, f"app → server  (JSON-RPC id {exchange.id})")
-    show_json(exchange.response, f"server → app  (JSON-RPC id {exchange.id})")
+    show_json(exchange.request, say("app → server  (JSON-RPC id {id})", "应用 → 服务器（JSON-RPC id {id}）", id=exchange.id))
+    show_json(exchange.response, say("server → app  (JSON-RPC id {id})", "服务器 → 应用（JSON-RPC id {id}）", id=exchange.id))
 
 
 def show_trace(result: LoopResult) -> None:
-    """Print how a loop ended and, per model call, the link from `call_id` to MCP `id`."""
-    print(f"status: {result.status}   reason: {result.reason}   model requests: {result.steps}")
+    """Print how a loop ended and, per model call, the link from `call_id` to MCP `id`.
+
+    The labels are in the edition's language (`lang.say`); `status`, `reason`, the ids and the
+    error codes are the loop's own values, printed as they are.
+    """
+    print(say("status: {status}   reason: {reason}   model requests: {steps}",
+              "status: {status}   reason: {reason}   模型请求数: {steps}",
+              status=result.status, reason=result.reason, steps=result.steps))
     if not result.trace:
-        print("(no tool calls)")
+        print(say("(no tool calls)", "（没有工具调用）"))
     for link in result.trace:
-        route = f"{link.server}/{link.tool}" if link.server else "(not routed)"
-        mcp = f"MCP id {link.mcp_id}" if link.mcp_id is not None else "no MCP request"
+        route = f"{link.server}/{link.tool}" if link.server else say("(not routed)", "（未路由）")
+        mcp = f"MCP id {link.mcp_id}" if link.mcp_id is not None else say("no MCP request", "没有 MCP 请求")
         outcome = "ok" if link.ok else f"error {link.error_code}"
         print(f"  {link.call_id}  {link.alias} {link.arguments_text}  →  {route}  {mcp}  →  {outcome}")
 

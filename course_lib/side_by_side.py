@@ -9,11 +9,14 @@ so the table shows where they agree and where the reference decides otherwise �
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from course_lib.host import McpHost, ToolCall
+from course_lib.lang import language
 from course_lib.results import result_text, tool_error_code
 
 CASES: list[tuple[str, dict[str, Any]]] = [
@@ -65,14 +68,45 @@ def compare(host: McpHost, ours: str, theirs: str, *, roots: list[Path], cases=C
     ]
 
 
+CASE_NAMES_ZH = {"whole file": "整个文件", "head 3": "head 3", "tail 2": "tail 2", "head and tail": "head 和 tail",
+                 "head 0": "head 0", "missing file": "不存在的文件", "outside the root": "根目录之外"}
+"""The CASES' names as the zh-CN table shows them (the rows keep the English names)."""
+_LINES = re.compile(r"^(\d+) lines?(, no final newline)?$")
+
+
+def _case_zh(case: str) -> str:
+    name, sep, rest = case.partition(" · ")
+    return CASE_NAMES_ZH.get(name, name) + sep + rest
+
+
+def _outcome_zh(outcome: str) -> str:
+    """A `summarize` line in Chinese: the counts, codes and the server's own messages stay as they are."""
+    if counted := _LINES.match(outcome):
+        return f"{counted[1]} 行" + ("，结尾没有换行" if counted[2] else "")
+    if outcome.startswith("error: "):
+        return "错误：" + outcome.removeprefix("error: ")
+    return outcome.replace("protocol error", "协议错误", 1)
+
+
+def _width(text: str) -> int:
+    """Columns `text` takes in a monospaced font: wide (CJK) characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _width(text))
+
+
 def table(rows: list[Row]) -> str:
-    """The comparison as a plain-text table."""
-    w_case = max([len("case")] + [len(r.case) for r in rows])
-    w_ours = max([len("ours")] + [len(r.ours) for r in rows])
-    w_theirs = max([len("reference")] + [len(r.theirs) for r in rows])
-    header = f"{'case':<{w_case}}  {'ours':<{w_ours}}  {'reference':<{w_theirs}}  same?"
-    lines = [header, "-" * len(header)]
-    for row in rows:
-        same = "yes" if row.agree else "no"
-        lines.append(f"{row.case:<{w_case}}  {row.ours:<{w_ours}}  {row.theirs:<{w_theirs}}  {same}")
+    """The comparison as a plain-text table, its labels in the edition's language (`lang.say`);
+    the rows' own values (`Row.ours`, `Row.theirs`, `Row.case`) stay English."""
+    chinese = language() == "zh-CN"
+    heads = ("情形", "我们的", "参考服务器", "相同？") if chinese else ("case", "ours", "reference", "same?")
+    shown = [(_case_zh(r.case), _outcome_zh(r.ours), _outcome_zh(r.theirs), "是" if r.agree else "否") if chinese
+             else (r.case, r.ours, r.theirs, "yes" if r.agree else "no") for r in rows]  # fmt: skip
+    widths = [max([_width(heads[i])] + [_width(row[i]) for row in shown]) for i in range(3)]
+    header = "  ".join(_pad(head, width) for head, width in zip(heads, widths)) + "  " + heads[3]
+    lines = [header, "-" * _width(header)]
+    for row in shown:
+        lines.append("  ".join(_pad(cell, width) for cell, width in zip(row, widths)) + "  " + row[3])
     return "\n".join(lines)

@@ -30,6 +30,7 @@ from openai.types.responses import Response, ResponseStreamEvent
 
 from course_lib.arguments import parse_arguments_text
 from course_lib.host import McpHost
+from course_lib.lang import say
 from course_lib.loop import LoopResult, run_loop
 
 
@@ -59,7 +60,8 @@ class PartialItem:
             ArgumentsError: the finished text is not a JSON object (as `arguments.parse_arguments_text`).
         """
         if not self.done:
-            raise StreamBroken(f"output item {self.output_index} is still streaming; parse it at its .done event")
+            raise StreamBroken(say(f"output item {self.output_index} is still streaming; parse it at its .done event",
+                                   f"输出项 {self.output_index} 还在流式传输中；等它的 .done 事件到来再解析"))
         return parse_arguments_text(self.text)
 
     def line(self) -> str:

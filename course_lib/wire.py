@@ -3,12 +3,18 @@
 `HttpCapture` wraps any httpx transport (the offline model's in-process transport, or the real
 network transport) and keeps each JSON body exactly as the openai SDK sent it and as the server
 answered. Headers are not kept: they carry the API key.
+
+A streamed answer (`text/event-stream`) is not buffered: its bytes are recorded as they pass to
+the SDK, so each event reaches the SDK as soon as the server sends it. Its exchange is in
+`exchanges` from the start, with `response` None; once the stream is read to the end or closed,
+the exchange is replaced by one whose `response` is the whole event stream as text.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -34,10 +40,19 @@ class HttpCapture(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self.inner.handle_request(request)
+        exchange = HttpExchange(request.method, request.url.path, _json(request.content), response.status_code, None)
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            self.exchanges.append(exchange)  # its body is filled in when the stream ends (see the module docstring)
+
+            def finished(body: bytes) -> None:
+                for i, kept in enumerate(self.exchanges):
+                    if kept is exchange:
+                        self.exchanges[i] = replace(exchange, response=_json(body))
+
+            return httpx.Response(response.status_code, headers=response.headers, request=request,
+                                  stream=_Recording(response.stream, finished), extensions=response.extensions)
         body = response.read()  # read once here; httpx keeps the bytes for the SDK
-        self.exchanges.append(
-            HttpExchange(request.method, request.url.path, _json(request.content), response.status_code, _json(body))
-        )
+        self.exchanges.append(replace(exchange, response=_json(body)))
         return response
 
     def close(self) -> None:
@@ -53,6 +68,32 @@ class HttpCapture(httpx.BaseTransport):
         if not self.exchanges:
             raise LookupError("no HTTP exchange has been captured yet")
         return self.exchanges[-1]
+
+
+class _Recording(httpx.SyncByteStream):
+    """A response body that records its bytes as they pass; `finished(all bytes)` runs once, at the
+    end of the stream or when it is closed (after a partial read: the part that crossed)."""
+
+    def __init__(self, inner: Any, finished: Callable[[bytes], None]) -> None:
+        self._inner, self._finished, self._chunks, self._done = inner, finished, [], False
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._inner:
+            self._chunks.append(chunk)
+            yield chunk
+        self._finish()
+
+    def close(self) -> None:
+        try:
+            if hasattr(self._inner, "close"):
+                self._inner.close()
+        finally:
+            self._finish()
+
+    def _finish(self) -> None:
+        if not self._done:
+            self._done = True
+            self._finished(b"".join(self._chunks))
 
 
 def _json(raw: bytes) -> Any:

@@ -182,3 +182,74 @@ def test_the_panel_shows_the_untrusted_output_a_proposal_came_after(setup):
     panel = ApprovalPanel(executor, waiting(executor), after=[Provenance("call_9", "fs__read_text_file")])
     assert "⚠ proposed after reading untrusted output: fs__read_text_file (call_9)" in panel.text().splitlines()
     assert any("fs__read_text_file (call_9)" in getattr(part, "value", "") for part in panel.widget.children)
+
+
+# ---- the zh-CN edition: the same panel, every label a learner reads in Chinese ------------------
+
+
+def test_the_english_panel_reads_exactly_as_before(setup, monkeypatch):
+    # Notebooks 06 and 09 store this text and these labels: the English must not change by a byte.
+    from course_lib.approval import Provenance
+
+    monkeypatch.setenv("COURSE_LANG", "en")
+    _, executor = setup
+    preview = run(executor, "preview_note_update", {"path": "/workspace/todo.md", "content": ARGUMENTS["content"]})
+    panel = ApprovalPanel(executor, waiting(executor), preview=preview, after=[Provenance("call_9", "fs__read_text_file")])
+    the_id = panel.action.action_id
+    assert [panel.approve_button.description, panel.reject_button.description] == ["Approve", "Reject"]
+    assert [part.value for part in panel.widget.children if hasattr(part, "value")][:3] == [
+        f"<b>Approval needed:</b> <code>apply_note_update</code> for user <code>alice</code> · action <code>{the_id}</code>",
+        "<b>Exact arguments</b><pre style='margin:2px 0 6px 0'>" + panel.arguments_json().replace('"', "&quot;") + "</pre>",
+        "<b>⚠ Proposed after reading untrusted output:</b> fs__read_text_file (call_9)",
+    ]
+    assert panel.widget.children[3].value.startswith("<b>Effect (diff from the preview)</b><pre")
+    lines = panel.text().splitlines()
+    assert lines[:3] == ["Approval needed: apply_note_update for user alice", f"action id: {the_id}", "exact arguments:"]
+    assert "⚠ proposed after reading untrusted output: fs__read_text_file (call_9)" in lines
+    assert "effect (diff from the preview):" in lines
+    assert lines[-2:] == ["[ Approve ]  [ Reject ]", "status: waiting for a decision"]
+    panel.reject()
+    panel.approve()
+    assert panel.status == f"✗ rejected: {the_id} will not run · later click ignored: Approve (the first decision counts)"
+    assert panel.text().endswith(f"[ Approve ]  [ Reject ]  (decided)\nstatus: {panel.status}")
+    assert panel.widget.children[-1].value == "<b>Status:</b> " + panel.status
+
+
+def test_the_panel_speaks_chinese_in_the_zh_cn_edition(setup, monkeypatch):
+    from course_lib.approval import Provenance
+
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    store, executor = setup
+    preview = run(executor, "preview_note_update", {"path": "/workspace/todo.md", "content": ARGUMENTS["content"]})
+    panel = ApprovalPanel(executor, waiting(executor), preview=preview, after=[Provenance("call_9", "fs__read_text_file")])
+    the_id = panel.action.action_id
+    assert [panel.approve_button.description, panel.reject_button.description] == ["批准", "拒绝"]
+    html_parts = [part.value for part in panel.widget.children if hasattr(part, "value")]
+    assert html_parts[0] == f"<b>需要批准：</b>用户 <code>alice</code> 的 <code>apply_note_update</code> · 动作 <code>{the_id}</code>"
+    assert html_parts[1].startswith("<b>确切的参数</b><pre") and html_parts[2] == "<b>⚠ 在读过不可信的输出之后提出：</b>fs__read_text_file (call_9)"
+    assert html_parts[3].startswith("<b>效果（来自预览的 diff）</b><pre") and html_parts[-1] == "<b>状态：</b>等待决定"
+    text = panel.text()
+    assert text.startswith(f"需要批准：用户 alice 的 apply_note_update\naction id：{the_id}\n确切的参数：\n")
+    assert "⚠ 在读过不可信的输出之后提出：fs__read_text_file (call_9)" in text and "效果（来自预览的 diff）：" in text
+    assert '    "expected_version": 1' in text  # the arguments and the diff stay exactly as they are
+    assert text.endswith("[ 批准 ]  [ 拒绝 ]\n状态：等待决定") and panel._repr_mimebundle_()["text/plain"] == text
+    panel.approve_button.click()
+    panel.reject_button.click()  # a later click changes nothing, and says so in Chinese
+    assert panel.status == f"✓ 已批准：{the_id} 可以在批准过期之前运行一次 · 之后的点击被忽略：拒绝（第一次决定算数）"
+    assert panel.text().endswith("[ 批准 ]  [ 拒绝 ]（已决定）\n状态：" + panel.status)
+    assert anyio.run(lambda: panel.execute(ALICE)).ok and store.writes == 1
+    assert panel.status.startswith(f"✓ 已批准并完成：{the_id} 运行了一次；它的批准已经用掉")
+
+
+def test_the_chinese_status_follows_the_real_state(setup, monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    store, executor = setup
+    expired = ApprovalPanel(executor, waiting(executor))
+    executor.approvals.approve(expired.action.action_id)  # decided in code, not in the panel
+    store.audit.clock.advance(301)
+    assert expired.status == f"✗ 已批准，但批准在 {expired.action.action_id} 运行之前就过期了：请重新询问（在别处决定，不是在这个面板里）"
+    rejected = ApprovalPanel(executor, waiting(executor))
+    rejected.reject()
+    assert rejected.status == f"✗ 已拒绝：{rejected.action.action_id} 不会运行"
+    waiting(executor)  # the same action asked for again after the rejection
+    assert rejected.status.endswith("（同一个动作又被请求了一次：它在一个新的面板里等待新的决定）")

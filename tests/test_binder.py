@@ -63,8 +63,8 @@ def _links(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _copy_for_links(tmp_path: Path) -> Path:
-    """What binder/links.py reads: its own file, the READMEs, INSTRUCTOR.md and the notebooks' names."""
-    for name in ("binder/links.py", "README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md"):
+    """What binder/links.py reads: its own file, the READMEs, both INSTRUCTOR.md and the notebooks' names."""
+    for name in ("binder/links.py", "README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, tmp_path / name)
     for notebook in [*(REPO / "notebooks").glob("[0-9]*.ipynb"), *(REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb")]:

@@ -33,3 +33,25 @@ def test_the_last_notebook_ends_the_course_and_its_intro_counts_every_notebook_b
     last = _markdown(NOTEBOOKS[ORDER[-1]])
     assert "Next: notebook" not in last[-1] and "the course ends here" in last[-1]
     assert f"notebooks 00–{ORDER[-2]}" in last[0]  # regression: 10's intro listed 00–08
+
+
+ZH_NOTEBOOKS = {path.name[:3].rstrip("_"): path for path in sorted((REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb"))}
+
+
+def test_the_zh_cn_edition_has_a_twin_of_every_notebook():
+    assert set(ZH_NOTEBOOKS) == set(NOTEBOOKS)
+
+
+@pytest.mark.parametrize("number", [n for n in ORDER[:-1] if n in ZH_NOTEBOOKS])
+def test_the_zh_cn_next_points_at_the_very_next_notebook(number):
+    """The same order in the 简体中文 edition ("下一步：笔记本 NN"), linking in its own folder when it links."""
+    last = _markdown(ZH_NOTEBOOKS[number])[-1]
+    targets = re.findall(r"下一步：\[?笔记本 (\d\d[a-z]?)", last)
+    assert targets == [ORDER[ORDER.index(number) + 1]], f"zh-CN {number}: its next is {targets}"
+    for link in re.findall(r"\]\(([^)]+\.ipynb)\)", last):
+        assert "/" not in link or link.startswith("../zh-CN/"), f"zh-CN {number} links out of the edition: {link}"
+
+
+def test_the_zh_cn_last_notebook_ends_the_course():
+    last = _markdown(ZH_NOTEBOOKS[ORDER[-1]])
+    assert "下一步：" not in last[-1] and "课程到此结束" in last[-1]

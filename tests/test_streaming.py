@@ -132,3 +132,16 @@ def test_a_streamed_response_cut_short_ends_the_loop_incomplete(course):
     with pytest.raises(json.JSONDecodeError):  # a cut call's arguments are no JSON: never parsed, never executed
         json.loads(cut.arguments)
     assert course.workspace.reads == 0
+
+
+def test_parsing_too_early_is_refused_in_the_editions_language(client, monkeypatch):
+    events = events_of(client, ONE_READ)
+    early = StreamAssembler()
+    for event in events[:6]:
+        partial = early.feed(event)
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    with pytest.raises(StreamBroken, match=r"^输出项 0 还在流式传输中；等它的 \.done 事件到来再解析$"):
+        partial.arguments()
+    monkeypatch.setenv("COURSE_LANG", "en")
+    with pytest.raises(StreamBroken, match=r"^output item 0 is still streaming; parse it at its \.done event$"):
+        partial.arguments()

@@ -341,7 +341,7 @@ def test_the_chinese_readme_has_the_same_two_commands_and_its_binder_links_check
 
 
 def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
-    for name in ("README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md"):
+    for name in ("README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, tmp_path / name)
     for notebook in [*(REPO / "notebooks").glob("[0-9]*.ipynb"), *(REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb")]:
@@ -353,4 +353,6 @@ def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
     (tmp_path / "notebooks" / "zh-CN" / name).touch()  # a new twin: the README must follow
     assert binder_links.problems(tmp_path) == [
         f"README.zh-CN.md: opens notebooks/{name}, not its notebooks/zh-CN edition",
-        f"README.zh-CN.md: no Binder link for notebooks/zh-CN/{name}"]
+        f"README.zh-CN.md: no Binder link for notebooks/zh-CN/{name}",
+        f"notebooks/zh-CN/INSTRUCTOR.md: opens notebooks/{name}, not its notebooks/zh-CN edition",
+        f"notebooks/zh-CN/INSTRUCTOR.md: no Binder link for notebooks/zh-CN/{name}"]

@@ -14,6 +14,9 @@ Both checks use real objects from the offline model, never look-alikes:
   mistakes learners make (the call sent again, the task sent again, the call's id as
   `previous_response_id`, `previous_response_id` after `store: false`, a dropped call item...), then
   sent to the offline model for real.
+
+Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
+wire values (item types, field names, ids) and the API's own 400 messages stay as they are.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from course_lib.arguments import json_type_name
 from course_lib.backend import model_name
 from course_lib.course import Course, start_course
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.lang import say
 from course_lib.loop import execute_call, feedback_item
 from course_lib.results import feedback_text
 from course_lib.show import wire_json
@@ -58,22 +62,29 @@ def _short(value: Any, limit: int = 60) -> str:
 def _first_problem(task_item: dict, response: Response, outputs: dict[str, str], items: Any) -> str | None:
     """The first broken link of a second-request input, in words; None when every link holds."""
     if not isinstance(items, list):
-        return f"build_second_input must return a list of input items, got {type(items).__name__}"
+        return say(f"build_second_input must return a list of input items, got {type(items).__name__}",
+                   f"build_second_input 必须返回一个输入项的列表，得到的却是 {type(items).__name__}")
     wire = [wire_json(item) for item in items]
     for i, item in enumerate(wire):
         if not isinstance(item, dict):
-            return f"input[{i}] is {type(item).__name__}: every input item is a JSON object (a dict or a typed item)"
+            return say(f"input[{i}] is {type(item).__name__}: every input item is a JSON object (a dict or a typed item)",
+                       f"input[{i}] 是 {type(item).__name__}：每个输入项都是一个 JSON 对象（dict 或带类型的项）")
     for i, item in enumerate(wire):
         if item.get("role") == "tool" or "tool_call_id" in item:
-            return (f"input[{i}] is a Chat Completions tool message (role 'tool', tool_call_id): in the Responses "
-                    "API a result is an item of type 'function_call_output' with the call's call_id")
+            return say(f"input[{i}] is a Chat Completions tool message (role 'tool', tool_call_id): in the Responses "
+                       "API a result is an item of type 'function_call_output' with the call's call_id",
+                       f"input[{i}] 是一条 Chat Completions 的工具消息（role 'tool'、tool_call_id）：在 Responses API 里，"
+                       "结果是一个类型为 'function_call_output'、带着该调用 call_id 的项")
     if not wire or wire[0] != task_item:
-        return "input[0] must be the user's task item, unchanged: the model needs the question it is answering"
+        return say("input[0] must be the user's task item, unchanged: the model needs the question it is answering",
+                   "input[0] 必须是用户的任务项，原封不动：模型需要知道它在回答的问题")
     for i, item in enumerate(wire):
         nulls = [key for key, value in item.items() if value is None]
         if nulls:
-            return (f"input[{i}] carries null fields the model never sent ({', '.join(nulls)}): that is a plain "
-                    "model_dump(); send the typed item or item.to_dict()")
+            return say(f"input[{i}] carries null fields the model never sent ({', '.join(nulls)}): that is a plain "
+                       "model_dump(); send the typed item or item.to_dict()",
+                       f"input[{i}] 带着模型从未发送过的 null 字段（{', '.join(nulls)}）：那是直接的 model_dump()；"
+                       "请发送带类型的项，或 item.to_dict()")
     calls = [(n, item) for n, item in enumerate(response.output) if item.type == "function_call"]
     known = {call.call_id for _, call in calls}
     item_ids = {call.id: call.call_id for _, call in calls if call.id}
@@ -82,33 +93,42 @@ def _first_problem(task_item: dict, response: Response, outputs: dict[str, str],
     for n, call in calls:
         kept = [i for i, item in enumerate(wire) if item.get("type") == "function_call" and item.get("call_id") == call.call_id]
         if not kept:
-            where = f" (it is response.output[{n}]: walk every output item, not only output[0])" if n else ""
-            return f"the original function_call {call.call_id} is missing{where}; an output without its call is refused"
+            where = say(f" (it is response.output[{n}]: walk every output item, not only output[0])",
+                        f"（它是 response.output[{n}]：要遍历每一个输出项，而不只是 output[0]）") if n else ""
+            return say(f"the original function_call {call.call_id} is missing{where}; an output without its call is refused",
+                       f"缺少原来的 function_call {call.call_id}{where}；没有对应调用的输出会被拒绝")
         sent = wire[kept[0]]
         if not isinstance(sent.get("arguments"), str):
             kind = json_type_name(sent.get("arguments"))
-            return f"the function_call {call.call_id} has arguments as a JSON {kind}: keep the model's arguments text unchanged"
+            return say(f"the function_call {call.call_id} has arguments as a JSON {kind}: keep the model's arguments text unchanged",
+                       f"function_call {call.call_id} 的 arguments 是一个 JSON {kind}：请原样保留模型的参数文本")
         if sent.get("arguments") != call.arguments or sent.get("name") != call.name:
-            return f"the function_call {call.call_id} was changed: send back exactly the name and arguments the model sent"
+            return say(f"the function_call {call.call_id} was changed: send back exactly the name and arguments the model sent",
+                       f"function_call {call.call_id} 被改动了：请把模型发来的 name 和 arguments 原样发回")
         answers = [i for i, item in enumerate(wire) if item.get("type") == "function_call_output"
                    and item.get("call_id") == call.call_id]  # fmt: skip
         if not answers and orphans:
             wrong = wire[orphans[0]].get("call_id")
             mixup = _id_mixup(item_ids, wrong)
-            return f"input[{orphans[0]}] answers call_id {wrong!r}, which matches no call{mixup}: use {call.call_id!r}"
+            return say(f"input[{orphans[0]}] answers call_id {wrong!r}, which matches no call{mixup}: use {call.call_id!r}",
+                       f"input[{orphans[0]}] 答复的是 call_id {wrong!r}，它对不上任何调用{mixup}：请用 {call.call_id!r}")
         if not answers:
-            return f"no function_call_output for call_id {call.call_id}: the model never receives that result"
+            return say(f"no function_call_output for call_id {call.call_id}: the model never receives that result",
+                       f"call_id {call.call_id} 没有 function_call_output：模型永远收不到那个结果")
         if len(answers) > 1:
-            return f"{len(answers)} function_call_output items for call_id {call.call_id}: send exactly one"
+            return say(f"{len(answers)} function_call_output items for call_id {call.call_id}: send exactly one",
+                       f"call_id {call.call_id} 有 {len(answers)} 个 function_call_output 项：只能发送一个")
         if answers[0] < kept[0]:
-            return (f"the output for {call.call_id} (input[{answers[0]}]) comes before its call (input[{kept[0]}]): "
-                    "the call goes first")
+            return say(f"the output for {call.call_id} (input[{answers[0]}]) comes before its call (input[{kept[0]}]): "
+                       "the call goes first",
+                       f"{call.call_id} 的输出（input[{answers[0]}]）排在它的调用（input[{kept[0]}]）之前：调用必须在前")
         problem = _output_problem(call.call_id, wire[answers[0]].get("output"), outputs[call.call_id])
         if problem:
             return problem
     if orphans:
         given = wire[orphans[0]].get("call_id")
-        return f"input[{orphans[0]}] answers call_id {given!r}, which matches no call{_id_mixup(item_ids, given)}"
+        return say(f"input[{orphans[0]}] answers call_id {given!r}, which matches no call{_id_mixup(item_ids, given)}",
+                   f"input[{orphans[0]}] 答复的是 call_id {given!r}，它对不上任何调用{_id_mixup(item_ids, given)}")
     return None
 
 
@@ -116,7 +136,8 @@ def _id_mixup(call_ids: dict[str, str], given: Any) -> str:
     """A hint when `given` is a call's item `id` (fc_…) where its `call_id` belongs; '' otherwise."""
     for item_id, call_id in call_ids.items():
         if given == item_id:
-            return f" ({given!r} is the call item's id; the feedback quotes its call_id, {call_id!r})"
+            return say(f" ({given!r} is the call item's id; the feedback quotes its call_id, {call_id!r})",
+                       f"（{given!r} 是调用项的 id；反馈要引用的是它的 call_id，{call_id!r}）")
     return ""
 
 
@@ -125,29 +146,41 @@ def _output_problem(call_id: str, output: Any, expected: str) -> str | None:
     of content parts (`input_text`, `input_image`, `input_file`) whose `input_text` parts carry that text."""
     if isinstance(output, str):
         if output != expected:
-            return f"the output for {call_id} is not the tool's text from outputs_by_call_id[{call_id!r}]"
+            return say(f"the output for {call_id} is not the tool's text from outputs_by_call_id[{call_id!r}]",
+                       f"{call_id} 的输出不是 outputs_by_call_id[{call_id!r}] 里工具的文本")
         return None
     if isinstance(output, dict):
         if "content" in output or "isError" in output:
-            return (f"the output for {call_id} is an MCP result object: send the text it carries (a string, or a "
-                    "list of input_text parts), not the object")
-        return (f"the output for {call_id} is a JSON object: send the tool's text as a string or as a list of "
-                "input_text parts (the response's root output is the array of items, not this one)")
+            return say(f"the output for {call_id} is an MCP result object: send the text it carries (a string, or a "
+                       "list of input_text parts), not the object",
+                       f"{call_id} 的输出是一个 MCP 结果对象：请发送它携带的文本（一个字符串，或 input_text 部分的列表），"
+                       "而不是这个对象")
+        return say(f"the output for {call_id} is a JSON object: send the tool's text as a string or as a list of "
+                   "input_text parts (the response's root output is the array of items, not this one)",
+                   f"{call_id} 的输出是一个 JSON 对象：请把工具的文本作为字符串、或作为 input_text 部分的列表发送"
+                   "（响应根上的 output 是项的数组，不是这里的这个）")
     if not isinstance(output, list):
-        return f"the output for {call_id} is a JSON {json_type_name(output)}: send a string or a list of content parts"
+        return say(f"the output for {call_id} is a JSON {json_type_name(output)}: send a string or a list of content parts",
+                   f"{call_id} 的输出是一个 JSON {json_type_name(output)}：请发送一个字符串，或内容部分的列表")
     for j, part in enumerate(output):
         kind = part.get("type") if isinstance(part, dict) else None
         if kind == "text":
-            return (f"output[{j}] for {call_id} has type 'text': that is an MCP content block; a function_call_output "
-                    "part is 'input_text' (or 'input_image', 'input_file')")
+            return say(f"output[{j}] for {call_id} has type 'text': that is an MCP content block; a function_call_output "
+                       "part is 'input_text' (or 'input_image', 'input_file')",
+                       f"{call_id} 的 output[{j}] 的类型是 'text'：那是 MCP 的内容块；function_call_output 的内容部分是 "
+                       "'input_text'（或 'input_image'、'input_file'）")
         if kind in ("output_text", "refusal"):
-            return (f"output[{j}] for {call_id} has type {kind!r}, which only the model writes; the tool's text goes "
-                    "back as 'input_text'")
+            return say(f"output[{j}] for {call_id} has type {kind!r}, which only the model writes; the tool's text goes "
+                       "back as 'input_text'",
+                       f"{call_id} 的 output[{j}] 的类型是 {kind!r}，这种类型只有模型会写；工具的文本要以 'input_text' 发回")
         if kind not in ("input_text", "input_image", "input_file"):
-            return (f"output[{j}] for {call_id} is not a content part: each part is an object with type 'input_text', "
-                    "'input_image' or 'input_file'")
+            return say(f"output[{j}] for {call_id} is not a content part: each part is an object with type 'input_text', "
+                       "'input_image' or 'input_file'",
+                       f"{call_id} 的 output[{j}] 不是内容部分：每个部分都是一个 type 为 'input_text'、'input_image' 或 "
+                       "'input_file' 的对象")
     if feedback_text(output) != expected:
-        return f"the input_text parts of the output for {call_id} do not carry the tool's text, unchanged"
+        return say(f"the input_text parts of the output for {call_id} do not carry the tool's text, unchanged",
+                   f"{call_id} 的输出中的 input_text 部分没有原样携带工具的文本")
     return None
 
 
@@ -155,9 +188,11 @@ def check_second_input(fn: Any) -> bool:
     """Run `fn(task_item, response, outputs_by_call_id)` on two real first responses and send its
     list to the offline model; pass when every link holds and the answer quotes each tool output."""
     if not_answered(fn):
-        return failed("Not answered yet: define build_second_input(task_item, response, outputs_by_call_id)")
+        return failed(say("Not answered yet: define build_second_input(task_item, response, outputs_by_call_id)",
+                          "还没有作答：定义 build_second_input(task_item, response, outputs_by_call_id)"))
     if not callable(fn):
-        return failed(f"pass the function itself (build_second_input), not {type(fn).__name__}")
+        return failed(say(f"pass the function itself (build_second_input), not {type(fn).__name__}",
+                          f"请传入函数本身（build_second_input），而不是 {type(fn).__name__}"))
     course = offline_course()
     try:
         tools = course.host.responses_tools()
@@ -166,28 +201,39 @@ def check_second_input(fn: Any) -> bool:
             first = course.client.responses.create(model=model_name(), input=[task_item], tools=tools)
             calls = [item for item in first.output if item.type == "function_call"]
             outputs = {call.call_id: execute_call(call, course.host)[0]["output"] for call in calls}
-            label = "on the two-call task" if len(calls) > 1 else "on the one-call task"
+            label = say("on the two-call task", "在有两个调用的任务上") if len(calls) > 1 else say(
+                "on the one-call task", "在有一个调用的任务上")
             try:
                 items = fn(dict(task_item), first, dict(outputs))
             except Exception as error:  # the learner's code: report, don't crash the notebook
-                return failed(f"{label}, build_second_input raised {type(error).__name__}: {error}")
+                return failed(say(f"{label}, build_second_input raised {type(error).__name__}: {error}",
+                                  f"{label}，build_second_input 抛出了 {type(error).__name__}: {error}"))
             if not_answered(items):
-                return failed("Not answered yet: build_second_input still returns ...")
+                return failed(say("Not answered yet: build_second_input still returns ...",
+                                  "还没有作答：build_second_input 仍然返回 ..."))
             problem = _first_problem(task_item, first, outputs, items)
             try:
                 second = course.client.responses.create(model=model_name(), input=items, tools=tools)
             except openai.BadRequestError as error:
                 message = error.body.get("message") if isinstance(error.body, dict) else error.message
-                return failed(f"{label}: {problem or 'the request was refused'}; the API answered 400: {message}")
+                return failed(_refused(label, problem, message))
             if problem:
-                return failed(f"{label}: {problem}")
+                return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
             unquoted = [call_id for call_id, text in outputs.items() if text not in second.output_text]
             if unquoted:
-                return failed(f"{label}: the answer does not quote the output of {unquoted[0]}")
-        return passed("both second requests were accepted, and the answers quote every tool output "
-                      "(one call, then two calls in one turn)")
+                return failed(say(f"{label}: the answer does not quote the output of {unquoted[0]}",
+                                  f"{label}：回答没有引用 {unquoted[0]} 的输出"))
+        return passed(say("both second requests were accepted, and the answers quote every tool output "
+                          "(one call, then two calls in one turn)",
+                          "两次第二次请求都被接受了，回答引用了每一个工具输出（先是一个调用，然后是一轮里的两个调用）"))
     finally:
         course.close()
+
+
+def _refused(label: str, problem: str | None, message: str) -> str:
+    """The message for a request 2 the API refused with a 400, with the broken link when one is known."""
+    return say(f"{label}: {problem or 'the request was refused'}; the API answered 400: {message}",
+               f"{label}：{problem or '请求被拒绝了'}；API 答复了 400：{message}")
 
 
 def build_second_input(task_item: dict, response: Response, outputs_by_call_id: dict[str, str]) -> list:
@@ -213,33 +259,45 @@ def _chained_problem(task_item: dict, response: Response, outputs: dict[str, str
     if previous != response.id:
         for call in calls:
             if previous in (call.id, call.call_id):
-                which = "the call item's id" if previous == call.id else "the call's call_id"
-                return (f"previous_response_id is {previous!r}, {which}: it names a response, so it is "
-                        f"response.id ({response.id!r})")
-        return f"previous_response_id is {_short(previous)}: it must be response 1's id, response.id ({response.id!r})"
+                which = say("the call item's id", "调用项的 id") if previous == call.id else say(
+                    "the call's call_id", "调用的 call_id")
+                return say(f"previous_response_id is {previous!r}, {which}: it names a response, so it is "
+                           f"response.id ({response.id!r})",
+                           f"previous_response_id 是 {previous!r}，即{which}：它指名的是一个响应，所以应该是 "
+                           f"response.id（{response.id!r}）")
+        return say(f"previous_response_id is {_short(previous)}: it must be response 1's id, response.id ({response.id!r})",
+                   f"previous_response_id 是 {_short(previous)}：它必须是响应 1 的 id，即 response.id（{response.id!r}）")
     items = fields.get("input")
     if isinstance(items, str) or not isinstance(items, list):
-        return "with previous_response_id, input is the list of new items: one function_call_output per call"
+        return say("with previous_response_id, input is the list of new items: one function_call_output per call",
+                   "用 previous_response_id 时，input 是新项的列表：每个调用一个 function_call_output")
     wire = [wire_json(item) for item in items]
     if any(isinstance(item, dict) and item.get("type") == "function_call" for item in wire):
-        return ("input sends the function_call again, but response 1 is stored with it: with previous_response_id "
-                "the platform already has the task and the call, so a second copy is a duplicate; send only the "
-                "function_call_output items")
+        return say("input sends the function_call again, but response 1 is stored with it: with previous_response_id "
+                   "the platform already has the task and the call, so a second copy is a duplicate; send only the "
+                   "function_call_output items",
+                   "input 又发送了一次 function_call，但响应 1 已经连同它一起保存了：用 previous_response_id 时，"
+                   "平台已经有了任务和调用，再发一份就是重复；只发送 function_call_output 项")
     if task_item in wire:
-        return ("input sends the task again, but it is stored with response 1: with previous_response_id the model "
-                "would read the question twice; send only the function_call_output items")
+        return say("input sends the task again, but it is stored with response 1: with previous_response_id the model "
+                   "would read the question twice; send only the function_call_output items",
+                   "input 又发送了一次任务，但它已经和响应 1 一起保存了：用 previous_response_id 时，模型会把问题读两遍；"
+                   "只发送 function_call_output 项")
     for i, item in enumerate(wire):
         if not isinstance(item, dict) or item.get("type") != "function_call_output":
-            return f"input[{i}] is not a function_call_output: with previous_response_id only the new results go in input"
+            return say(f"input[{i}] is not a function_call_output: with previous_response_id only the new results go in input",
+                       f"input[{i}] 不是 function_call_output：用 previous_response_id 时，input 里只放新的结果")
     item_ids = {call.id: call.call_id for call in calls if call.id}
     for call in calls:
         answers = [item for item in wire if item.get("call_id") == call.call_id]
         if not answers:
             stray = next((item.get("call_id") for item in wire if item.get("call_id") not in outputs), None)
-            return (f"no function_call_output for call_id {call.call_id}"
-                    f"{_id_mixup(item_ids, stray) if stray else ''}: each call of response 1 needs its result")
+            mixup = _id_mixup(item_ids, stray) if stray else ""
+            return say(f"no function_call_output for call_id {call.call_id}{mixup}: each call of response 1 needs its result",
+                       f"call_id {call.call_id} 没有 function_call_output{mixup}：响应 1 的每个调用都需要它的结果")
         if len(answers) > 1:
-            return f"{len(answers)} function_call_output items for call_id {call.call_id}: send exactly one"
+            return say(f"{len(answers)} function_call_output items for call_id {call.call_id}: send exactly one",
+                       f"call_id {call.call_id} 有 {len(answers)} 个 function_call_output 项：只能发送一个")
         problem = _output_problem(call.call_id, answers[0].get("output"), outputs[call.call_id])
         if problem:
             return problem
@@ -249,34 +307,52 @@ def _chained_problem(task_item: dict, response: Response, outputs: dict[str, str
 def _request_problem(task_item: dict, response: Response, outputs: dict[str, str], stored: bool, fields: Any) -> str | None:
     """The first thing wrong with the learner's request-2 fields, in words; None when they are right."""
     if not isinstance(fields, dict):
-        return (f"request_2 must return a dict of request fields, e.g. {{'previous_response_id': ..., 'input': [...]}}; "
-                f"got {type(fields).__name__}")
+        return say(f"request_2 must return a dict of request fields, e.g. {{'previous_response_id': ..., 'input': [...]}}; "
+                   f"got {type(fields).__name__}",
+                   f"request_2 必须返回一个请求字段的 dict，例如 {{'previous_response_id': ..., 'input': [...]}}；"
+                   f"得到的却是 {type(fields).__name__}")
     extra = [key for key in fields if key not in _FIELDS]
     if extra:
         if set(extra) & {"model", "tools"}:
-            return f"return only {', '.join(_FIELDS)}: the check adds model and tools itself (you set {', '.join(extra)})"
-        return f"{', '.join(map(repr, extra))} is not a request field this exercise needs; use {', '.join(_FIELDS)}"
+            return say(f"return only {', '.join(_FIELDS)}: the check adds model and tools itself (you set {', '.join(extra)})",
+                       f"只返回 {', '.join(_FIELDS)}：model 和 tools 由检查自己加上（你设置了 {', '.join(extra)}）")
+        return say(f"{', '.join(map(repr, extra))} is not a request field this exercise needs; use {', '.join(_FIELDS)}",
+                   f"{', '.join(map(repr, extra))} 不是这个练习需要的请求字段；请用 {', '.join(_FIELDS)}")
     if "input" not in fields:
-        return "every request needs input: the new items (with previous_response_id) or the whole context"
+        return say("every request needs input: the new items (with previous_response_id) or the whole context",
+                   "每个请求都需要 input：新的项（用 previous_response_id 时），或者整个上下文")
     if fields.get("previous_response_id") is not None:
         if not stored:
-            return ("response 1 was made with store: false, so the platform kept nothing: previous_response_id "
-                    "gets a 400 'Previous response ... not found'; send the whole context in input instead")
+            return say("response 1 was made with store: false, so the platform kept nothing: previous_response_id "
+                       "gets a 400 'Previous response ... not found'; send the whole context in input instead",
+                       "响应 1 是用 store: false 生成的，所以平台什么也没保留：previous_response_id 会得到 400 "
+                       "'Previous response ... not found'；请改为在 input 里发送整个上下文")
         return _chained_problem(task_item, response, outputs, fields)
     if stored:
-        return ("response 1 was stored: continue it with previous_response_id=response.id and send only the new "
-                "items (the function_call_output for each call), instead of the whole context again")
+        return say("response 1 was stored: continue it with previous_response_id=response.id and send only the new "
+                   "items (the function_call_output for each call), instead of the whole context again",
+                   "响应 1 已经保存：用 previous_response_id=response.id 接着它，只发送新的项（每个调用的 "
+                   "function_call_output），而不是把整个上下文再发一遍")
     problem = _first_problem(task_item, response, outputs, fields["input"])
     if problem:
-        return f"with store: false the input must carry the whole story: {problem}"
+        return say(f"with store: false the input must carry the whole story: {problem}",
+                   f"用 store: false 时，input 必须带着完整的经过：{problem}")
     if fields.get("store") is not False:
-        return ("request 1 was made with store: false (nothing may be kept on the platform), but request 2 "
-                "leaves store at its default, true: it would be stored; pass store=False again")
+        return say("request 1 was made with store: false (nothing may be kept on the platform), but request 2 "
+                   "leaves store at its default, true: it would be stored; pass store=False again",
+                   "请求 1 是用 store: false 发出的（平台上什么都不能保留），但请求 2 让 store 保持默认值 true："
+                   "它会被保存；请再次传入 store=False")
     return None
 
 
 REQUEST_2_CASES = (("one call, stored", ONE_CALL, True), ("two calls in one turn, stored", TWO_CALLS, True),
                    ("one call, made with store: false", ONE_CALL, False))  # fmt: skip
+REQUEST_2_LABELS_ZH = {
+    "one call, stored": "一个调用，已保存",
+    "two calls in one turn, stored": "一轮里两个调用，已保存",
+    "one call, made with store: false": "一个调用，用 store: false 生成",
+}
+"""The Chinese of each case's label."""
 
 
 def check_request_2(fn: Any) -> bool:
@@ -284,13 +360,16 @@ def check_request_2(fn: Any) -> bool:
     one made with `store: false`) and send what it returns as request 2; pass when each request is the right
     kind, is accepted, and its answer quotes every tool output."""
     if not_answered(fn):
-        return failed("Not answered yet: define request_2(task_item, response, outputs_by_call_id, stored)")
+        return failed(say("Not answered yet: define request_2(task_item, response, outputs_by_call_id, stored)",
+                          "还没有作答：定义 request_2(task_item, response, outputs_by_call_id, stored)"))
     if not callable(fn):
-        return failed(f"pass the function itself (request_2), not {type(fn).__name__}")
+        return failed(say(f"pass the function itself (request_2), not {type(fn).__name__}",
+                          f"请传入函数本身（request_2），而不是 {type(fn).__name__}"))
     course = offline_course()
     try:
         tools = course.host.responses_tools()
-        for label, task, stored in REQUEST_2_CASES:
+        for case, task, stored in REQUEST_2_CASES:
+            label = say(case, REQUEST_2_LABELS_ZH[case])
             task_item = {"role": "user", "content": task}
             store = {} if stored else {"store": False}
             first = course.client.responses.create(model=model_name(), input=[task_item], tools=tools, **store)
@@ -299,25 +378,30 @@ def check_request_2(fn: Any) -> bool:
             try:
                 fields = fn(dict(task_item), first, dict(outputs), stored)
             except Exception as error:  # the learner's code: report, don't crash the notebook
-                return failed(f"{label}: request_2 raised {type(error).__name__}: {error}")
+                return failed(say(f"{label}: request_2 raised {type(error).__name__}: {error}",
+                                  f"{label}：request_2 抛出了 {type(error).__name__}: {error}"))
             if not_answered(fields):
-                return failed("Not answered yet: request_2 still returns ...")
+                return failed(say("Not answered yet: request_2 still returns ...",
+                                  "还没有作答：request_2 仍然返回 ..."))
             problem = _request_problem(task_item, first, outputs, stored, fields)
             sendable = isinstance(fields, dict) and not set(fields) & {"model", "tools"}
             try:
                 second = course.client.responses.create(model=model_name(), tools=tools, **(fields if sendable else {"input": []}))
             except openai.BadRequestError as error:
                 message = error.body.get("message") if isinstance(error.body, dict) else error.message
-                return failed(f"{label}: {problem or 'the request was refused'}; the API answered 400: {message}")
+                return failed(_refused(label, problem, message))
             except TypeError as error:  # e.g. a field the SDK's create() does not take
-                return failed(f"{label}: {problem or error}")
+                return failed(say(f"{label}: {problem or error}", f"{label}：{problem or error}"))
             if problem:
-                return failed(f"{label}: {problem}")
+                return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
             unquoted = [call_id for call_id, text in outputs.items() if text not in second.output_text]
             if unquoted:
-                return failed(f"{label}: the answer does not quote the output of {unquoted[0]}")
-        return passed("request 2 continued each stored response with previous_response_id and only the new results, "
-                      "and carried the whole context after store: false; every answer quotes the tool outputs")
+                return failed(say(f"{label}: the answer does not quote the output of {unquoted[0]}",
+                                  f"{label}：回答没有引用 {unquoted[0]} 的输出"))
+        return passed(say("request 2 continued each stored response with previous_response_id and only the new results, "
+                          "and carried the whole context after store: false; every answer quotes the tool outputs",
+                          "请求 2 用 previous_response_id 接续了每个已保存的响应，只带新的结果；在 store: false 之后带上了"
+                          "整个上下文；每个回答都引用了工具的输出"))
     finally:
         course.close()
 

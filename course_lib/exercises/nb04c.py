@@ -13,6 +13,9 @@ always offline (the clients are built on the in-process transport, whatever the 
   round trip (a real `function_call` and its output text) into Anthropic `messages`. Checked for
   `input` sent as text, a `tool_use_id` that is not the `tool_use` block's `id`, the result in the
   assistant message or as a Responses item, then sent: the answer must quote the output.
+
+Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
+the offline model's refusals they quote stay in the API's own words.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from openai.types.chat import ChatCompletion
 from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.lang import say
 from course_lib.offline_model import offline_transport
 
 TWO_READS = "Show the first 2 lines of /workspace/notes.txt and /workspace/todo.txt"
@@ -63,39 +67,51 @@ def _as_dict(message: Any) -> Any:
 
 def _first_chat_problem(completion: ChatCompletion, outputs: dict[str, str], replies: Any) -> str | None:
     if not_answered(replies):
-        return "chat_replies still returns the starter (...): return the list of messages to append"
+        return say("chat_replies still returns the starter (...): return the list of messages to append",
+                   "chat_replies 仍然返回起始代码里的 (...)：返回要追加的消息列表")
     if not isinstance(replies, list):
-        return f"chat_replies must return a list of messages, got {type(replies).__name__}"
+        return say(f"chat_replies must return a list of messages, got {type(replies).__name__}",
+                   f"chat_replies 必须返回一个消息列表，得到的是 {type(replies).__name__}")
     replies = [_as_dict(m) for m in replies]
     if any(not isinstance(m, dict) for m in replies):
-        return "every message is a JSON object (a dict, or the SDK's message object)"
+        return say("every message is a JSON object (a dict, or the SDK's message object)",
+                   "每条消息都是一个 JSON 对象（一个 dict，或 SDK 的消息对象）")
     if any(m.get("type") == "function_call_output" for m in replies):
-        return ("a 'function_call_output' item is the Responses shape; Chat Completions carries a result in a "
-                "message with role 'tool' and 'tool_call_id'")
+        return say("a 'function_call_output' item is the Responses shape; Chat Completions carries a result in a "
+                   "message with role 'tool' and 'tool_call_id'",
+                   "'function_call_output' 项是 Responses 的形状；Chat Completions 把结果放在一条 role 为 'tool'、"
+                   "带 'tool_call_id' 的消息里")
     if not replies or replies[0].get("role") != "assistant" or not replies[0].get("tool_calls"):
-        return ("the first message must be the assistant message with its tool_calls, sent back unchanged "
-                "(completion.choices[0].message): a tool message answers a call the history must show")
+        return say("the first message must be the assistant message with its tool_calls, sent back unchanged "
+                   "(completion.choices[0].message): a tool message answers a call the history must show",
+                   "第一条消息必须是带 tool_calls 的助手消息，原样发回（completion.choices[0].message）："
+                   "工具消息回答的是一个调用，历史里必须有这个调用")
     calls = completion.choices[0].message.tool_calls or []
     tools = [m for m in replies[1:] if m.get("role") == "tool"]
     for m in tools:
         if "tool_call_id" not in m:
-            return "a tool message without 'tool_call_id': nothing says which call it answers (the API refuses it)"
+            return say("a tool message without 'tool_call_id': nothing says which call it answers (the API refuses it)",
+                       "一条没有 'tool_call_id' 的工具消息：没有任何东西说明它回答的是哪个调用（API 会拒绝它）")
         if not isinstance(m.get("content"), str):
-            return "a tool message's content is text (the tool's output string), not a JSON object"
+            return say("a tool message's content is text (the tool's output string), not a JSON object",
+                       "工具消息的 content 是文本（工具输出的字符串），不是 JSON 对象")
     answered = [m["tool_call_id"] for m in tools]
     for call in calls:
         if call.id not in answered:
-            return f"no tool message answers tool_calls id {call.id!r}: every call needs its own reply"
+            return say(f"no tool message answers tool_calls id {call.id!r}: every call needs its own reply",
+                       f"没有工具消息回答 tool_calls 中的 id {call.id!r}：每个调用都需要自己的回复")
     for m in tools:
         if outputs.get(m["tool_call_id"]) != m["content"]:
-            return f"the reply to {m['tool_call_id']!r} does not carry that call's output (outputs_by_id[id])"
+            return say(f"the reply to {m['tool_call_id']!r} does not carry that call's output (outputs_by_id[id])",
+                       f"给 {m['tool_call_id']!r} 的回复没有带上那个调用的输出（outputs_by_id[id]）")
     return None
 
 
 def check_chat_replies(fn: Any) -> bool:
     """Check `chat_replies(completion, outputs_by_id) -> list of messages` (see the module docstring)."""
     if not_answered(fn):
-        return failed("write chat_replies(completion, outputs_by_id) and pass the function itself")
+        return failed(say("write chat_replies(completion, outputs_by_id) and pass the function itself",
+                          "编写 chat_replies(completion, outputs_by_id)，并传入函数本身"))
     with _openai() as client:
         task = {"role": "user", "content": TWO_READS}
         completion = client.chat.completions.create(model="gpt-4.1", messages=[task], tools=CHAT_TOOLS)
@@ -103,18 +119,22 @@ def check_chat_replies(fn: Any) -> bool:
         try:
             replies = fn(completion, dict(outputs))
         except Exception as error:  # the learner's code: report, never crash the cell
-            return failed(f"chat_replies raised {type(error).__name__}: {error}")
+            return failed(say(f"chat_replies raised {type(error).__name__}: {error}",
+                              f"chat_replies 抛出了 {type(error).__name__}：{error}"))
         if problem := _first_chat_problem(completion, outputs, replies):
             return failed(problem)
         try:
             final = client.chat.completions.create(model="gpt-4.1", messages=[task, *map(_as_dict, replies)],
                                                    tools=CHAT_TOOLS)  # fmt: skip
         except openai.BadRequestError as error:
-            return failed(f"the offline model refused the messages, as the real API would: {error.body['message']}")
+            return failed(say(f"the offline model refused the messages, as the real API would: {error.body['message']}",
+                              f"离线模型拒绝了这些消息，真实的 API 也会这样：{error.body['message']}"))
     answer = final.choices[0].message.content or ""
     if not all(text.splitlines()[1] in answer for text in OUTPUTS):
-        return failed("the model's answer does not quote both results: is each reply under its own call's id?")
-    return passed("the assistant message went back with its tool_calls, and each result under its tool_call_id")
+        return failed(say("the model's answer does not quote both results: is each reply under its own call's id?",
+                          "模型的回答没有引用两个结果：每条回复都放在它自己那个调用的 id 下了吗？"))
+    return passed(say("the assistant message went back with its tool_calls, and each result under its tool_call_id",
+                      "助手消息连同它的 tool_calls 发回去了，每个结果都在它的 tool_call_id 下"))
 
 
 def chat_replies(completion: ChatCompletion, outputs_by_id: dict[str, str]) -> list[dict[str, Any]]:
@@ -129,36 +149,49 @@ def chat_replies(completion: ChatCompletion, outputs_by_id: dict[str, str]) -> l
 
 def _first_messages_problem(call: ResponseFunctionToolCall, messages: Any) -> str | None:
     if not_answered(messages):
-        return "to_messages still returns the starter (...): return the three messages"
+        return say("to_messages still returns the starter (...): return the three messages",
+                   "to_messages 仍然返回起始代码里的 (...)：返回那三条消息")
     if not isinstance(messages, list) or len(messages) != 3 or not all(isinstance(m, dict) for m in messages):
-        return "to_messages must return three message dicts: the user's task, the assistant's tool_use, the user's tool_result"
+        return say("to_messages must return three message dicts: the user's task, the assistant's tool_use, the user's tool_result",
+                   "to_messages 必须返回三个消息 dict：用户的任务、助手的 tool_use、用户的 tool_result")
     roles = [m.get("role") for m in messages]
     if roles != ["user", "assistant", "user"]:
-        return f"the roles are {roles}: Messages wants user (task), assistant (tool_use), user (tool_result)"
+        return say(f"the roles are {roles}: Messages wants user (task), assistant (tool_use), user (tool_result)",
+                   f"角色是 {roles}：Messages 要求 user（任务）、assistant（tool_use）、user（tool_result）")
     blocks = [m.get("content") if isinstance(m.get("content"), list) else [] for m in messages]
     uses = [b for b in blocks[1] if isinstance(b, dict) and b.get("type") == "tool_use"]
     results = [b for b in blocks[2] if isinstance(b, dict) and b.get("type") == "tool_result"]
     if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks[1]):
-        return "the tool_result is in the assistant message: it goes in the next *user* message"
+        return say("the tool_result is in the assistant message: it goes in the next *user* message",
+                   "tool_result 放在了助手消息里：它应当放在下一条*用户*消息里")
     if not uses:
-        return "the assistant message needs a tool_use block {type, id, name, input} in a content list"
+        return say("the assistant message needs a tool_use block {type, id, name, input} in a content list",
+                   "助手消息的 content 列表里需要一个 tool_use 块 {type, id, name, input}")
     if not isinstance(uses[0].get("input"), dict):
-        return ("tool_use.input is " + type(uses[0].get("input")).__name__ + ": Messages carries the value as an "
-                "object, json.loads(call.arguments), not the arguments text")
+        kind = type(uses[0].get("input")).__name__
+        return say("tool_use.input is " + kind + ": Messages carries the value as an "
+                   "object, json.loads(call.arguments), not the arguments text",
+                   "tool_use.input 是 " + kind + "：Messages 把值作为对象携带，即 json.loads(call.arguments)，"
+                   "而不是参数文本")
     if uses[0]["input"] != json.loads(call.arguments) or uses[0].get("name") != call.name:
-        return "the tool_use block must carry the call's own name and arguments"
+        return say("the tool_use block must carry the call's own name and arguments",
+                   "tool_use 块必须带着这个调用自己的名称和参数")
     if not results:
-        return "the last user message needs a tool_result block {type, tool_use_id, content}"
+        return say("the last user message needs a tool_result block {type, tool_use_id, content}",
+                   "最后一条用户消息需要一个 tool_result 块 {type, tool_use_id, content}")
     if results[0].get("tool_use_id") != uses[0].get("id"):
-        return (f"tool_result.tool_use_id is {results[0].get('tool_use_id')!r} but the tool_use block's id is "
-                f"{uses[0].get('id')!r}: the pair is tied by that id")
+        return say(f"tool_result.tool_use_id is {results[0].get('tool_use_id')!r} but the tool_use block's id is "
+                   f"{uses[0].get('id')!r}: the pair is tied by that id",
+                   f"tool_result.tool_use_id 是 {results[0].get('tool_use_id')!r}，但 tool_use 块的 id 是 "
+                   f"{uses[0].get('id')!r}：这一对正是靠这个 id 绑定的")
     return None
 
 
 def check_to_messages(fn: Any) -> bool:
     """Check `to_messages(task, call, output) -> messages` (see the module docstring)."""
     if not_answered(fn):
-        return failed("write to_messages(task, call, output) and pass the function itself")
+        return failed(say("write to_messages(task, call, output) and pass the function itself",
+                          "编写 to_messages(task, call, output)，并传入函数本身"))
     with _openai() as client:
         response = client.responses.create(model="gpt-4.1", input=ONE_READ, tools=[
             {"type": "function", "name": "fs__read_text_file", "parameters": SCHEMA, "strict": False}])
@@ -166,7 +199,8 @@ def check_to_messages(fn: Any) -> bool:
     try:
         messages = fn(ONE_READ, call, OUTPUTS[0])
     except Exception as error:  # the learner's code: report, never crash the cell
-        return failed(f"to_messages raised {type(error).__name__}: {error}")
+        return failed(say(f"to_messages raised {type(error).__name__}: {error}",
+                          f"to_messages 抛出了 {type(error).__name__}：{error}"))
     if problem := _first_messages_problem(call, messages):
         return failed(problem)
     with _anthropic() as claude:
@@ -174,11 +208,14 @@ def check_to_messages(fn: Any) -> bool:
             final = claude.messages.create(model="claude-sonnet-4-6", max_tokens=512, tools=MESSAGES_TOOLS,
                                            messages=messages)
         except anthropic.BadRequestError as error:
-            return failed(f"the offline model refused the messages, as the real API would: {error.message}")
+            return failed(say(f"the offline model refused the messages, as the real API would: {error.message}",
+                              f"离线模型拒绝了这些消息，真实的 API 也会这样：{error.message}"))
     text = "".join(block.text for block in final.content if block.type == "text")
     if final.stop_reason != "end_turn" or OUTPUTS[0].splitlines()[1] not in text:
-        return failed("the model did not answer from the result: does tool_result.content carry the output text?")
-    return passed("the value went as an object, and the result came back under the tool_use block's id")
+        return failed(say("the model did not answer from the result: does tool_result.content carry the output text?",
+                          "模型没有依据结果作答：tool_result.content 带上输出文本了吗？"))
+    return passed(say("the value went as an object, and the result came back under the tool_use block's id",
+                      "值作为对象发出，结果在 tool_use 块的 id 下发回"))
 
 
 def to_messages(task: str, call: ResponseFunctionToolCall, output: str) -> list[dict[str, Any]]:

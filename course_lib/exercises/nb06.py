@@ -7,6 +7,9 @@
 - `check_write_decisions(answer)`: for six described attempts, will the write run? Each attempt
   is then played for real — a fresh copy of the workspace, a `NotesStore`, an `AuditedExecutor`
   and an approval of action A — and the learner's answer is compared with what happened.
+
+Every message the checks write themselves, the pairs' labels and the attempts' descriptions follow
+the edition's language (`course_lib.lang.say`); the wire values they quote stay as they are.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,26 @@ from anyio.from_thread import start_blocking_portal
 
 from course_lib.approval import action_id
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.lang import language, say
+
+
+class _Said(Mapping[str, str]):
+    """{label: text}, each text in both languages and read in the edition's (`say`)."""
+
+    def __init__(self, texts: dict[str, tuple[str, str]]) -> None:
+        self._texts = texts
+
+    def __getitem__(self, label: str) -> str:
+        return say(*self._texts[label])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 # ---- exercise 1: make_action_id ----------------------------------------------------------------
 
@@ -54,6 +77,20 @@ PAIRS: list[tuple[str, Action, Action]] = [
 ]  # fmt: skip
 """(what differs, action 1, action 2); whether the ids must be equal comes from `action_id`."""
 
+PAIRS_ZH: list[str] = [
+    "同一个动作，请求了两次",
+    "同样的参数，键换了一种顺序",
+    "嵌套对象的键换了一种顺序",
+    "另一段内容",
+    "另一个路径",
+    "另一个工具",
+    "另一个用户",
+    'expected_version 为 1（整数）与 "1"（字符串）',
+    "内容带与不带末尾的换行符",
+    '用户名和工具名连成一片（"apply_note_update" + "alice" 对 "apply_note_updatea" + "lice"）',
+]
+"""What differs in each pair of `PAIRS`, in Chinese (same order)."""
+
 
 def _fresh(action: Action) -> Action:
     """A deep copy, so the learner's function may change what it gets without spoiling the battery."""
@@ -64,33 +101,49 @@ def _fresh(action: Action) -> Action:
 def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
     """Run `fn` on every pair of `PAIRS`; name the first pair it gets wrong and the likely mistake."""
     if not_answered(fn):
-        return failed("Not answered yet: define make_action_id(tool, arguments, user_id) and pass the function itself.")
+        return failed(say("Not answered yet: define make_action_id(tool, arguments, user_id) and pass the function itself.",
+                          "还没有作答：定义 make_action_id(tool, arguments, user_id)，并传入函数本身。"))
     if not callable(fn):
-        return failed(f"Pass the function itself (make_action_id, without parentheses); you passed {fn!r}.")
-    for number, (what, first, second) in enumerate(PAIRS, start=1):
+        return failed(say(f"Pass the function itself (make_action_id, without parentheses); you passed {fn!r}.",
+                          f"请传入函数本身（make_action_id，不带括号）；你传入的是 {fn!r}。"))
+    for number, ((english, first, second), chinese) in enumerate(zip(PAIRS, PAIRS_ZH), start=1):
+        what = say(english, chinese)
         try:
             ids = fn(*_fresh(first)), fn(*_fresh(second))
         except Exception as error:
-            return failed(f"make_action_id raised {type(error).__name__}: {error} on pair {number} ({what}).")
+            return failed(say(f"make_action_id raised {type(error).__name__}: {error} on pair {number} ({what}).",
+                              f"make_action_id 在第 {number} 对（{what}）上抛出了 {type(error).__name__}: {error}。"))
         if any(value is ... for value in ids):
-            return failed("Not answered yet: make_action_id still returns ...; return one string per action.")
+            return failed(say("Not answered yet: make_action_id still returns ...; return one string per action.",
+                              "还没有作答：make_action_id 仍然返回 ...；请为每个动作返回一个字符串。"))
         wrong = next((value for value in ids if not isinstance(value, str) or not value), None)
         if wrong is not None:
-            return failed(f"make_action_id must return a non-empty str; it returned {_cut(repr(wrong))} "
-                          f"({type(wrong).__name__}) on pair {number}. {_type_hint(wrong)}")
+            return failed(say(f"make_action_id must return a non-empty str; it returned {_cut(repr(wrong))} "
+                              f"({type(wrong).__name__}) on pair {number}. {_type_hint(wrong)}",
+                              f"make_action_id 必须返回非空的 str；它在第 {number} 对上返回了 {_cut(repr(wrong))}"
+                              f"（{type(wrong).__name__}）。{_type_hint(wrong)}"))
         same = action_id(*first) == action_id(*second)
         if same and ids[0] != ids[1]:
-            return failed(f"pair {number} ({what}) is ONE action and must get the same id; yours gave "
-                          f"{_cut(ids[0])} and {_cut(ids[1])}. Hint: {_hint(number, fn)}")
+            return failed(say(f"pair {number} ({what}) is ONE action and must get the same id; yours gave "
+                              f"{_cut(ids[0])} and {_cut(ids[1])}. Hint: {_hint(number, fn)}",
+                              f"第 {number} 对（{what}）是同一个动作，必须得到同一个 id；你的函数给出了 "
+                              f"{_cut(ids[0])} 和 {_cut(ids[1])}。提示：{_hint(number, fn)}"))
         if not same and ids[0] == ids[1]:
-            return failed(f"pair {number} ({what}) are TWO different actions but get the same id {_cut(ids[0])}: "
-                          f"approving one would authorize the other. Hint: {_hint(number, fn)}")
-    message = f"all {len(PAIRS)} pairs right: key order is ignored; tool, every argument and the user are bound."
+            return failed(say(f"pair {number} ({what}) are TWO different actions but get the same id {_cut(ids[0])}: "
+                              f"approving one would authorize the other. Hint: {_hint(number, fn)}",
+                              f"第 {number} 对（{what}）是两个不同的动作，却得到了同一个 id {_cut(ids[0])}："
+                              f"批准其中一个就会授权另一个。提示：{_hint(number, fn)}"))
+    message = say(f"all {len(PAIRS)} pairs right: key order is ignored; tool, every argument and the user are bound.",
+                  f"全部 {len(PAIRS)} 对都对了：键的顺序被忽略；工具、每个参数和用户都被绑定。")
     if _joined_without_separator(fn):
-        message += (" One caution: your id joins the parts with nothing between them. It holds here only by luck —"
-                    " a JSON object ends at its own closing brace, and MCP's naming rule for tools allows only letters,"
-                    " digits, '_', '-' and '.' — yet 'x{}' + '{}' + 'y' and 'x' + '{}' + '{}y' give the same id. Make it safe by construction: hash one JSON list [tool, arguments,"
-                    " user], or put a separator no part can contain.")
+        message += say(" One caution: your id joins the parts with nothing between them. It holds here only by luck —"
+                       " a JSON object ends at its own closing brace, and MCP's naming rule for tools allows only letters,"
+                       " digits, '_', '-' and '.' — yet 'x{}' + '{}' + 'y' and 'x' + '{}' + '{}y' give the same id. Make it safe by construction: hash one JSON list [tool, arguments,"
+                       " user], or put a separator no part can contain.",
+                       "有一点要注意：你的 id 把各部分直接连在一起，中间什么都没有。它在这里成立只是侥幸 —— 一个 JSON 对象"
+                       "在它自己的右花括号处结束，而 MCP 的工具命名规则只允许字母、数字、'_'、'-' 和 '.' —— 可是 "
+                       "'x{}' + '{}' + 'y' 和 'x' + '{}' + '{}y' 会得到同一个 id。让它在构造上就安全：对一个 JSON 列表 "
+                       "[tool, arguments, user] 求哈希，或者在各部分之间放一个任何部分都不可能包含的分隔符。")
     return passed(message)
 
 
@@ -101,14 +154,18 @@ def _cut(value: str, limit: int = 30) -> str:
 def _type_hint(value: Any) -> str:
     """What the learner most likely returned instead of text."""
     if hasattr(value, "hexdigest"):
-        return "That is the hash object itself: return its .hexdigest() (text)."
+        return say("That is the hash object itself: return its .hexdigest() (text).",
+                   "这是哈希对象本身：请返回它的 .hexdigest()（文本）。")
     if isinstance(value, bytes):
-        return "That is .digest() (bytes): return .hexdigest(), which is text."
+        return say("That is .digest() (bytes): return .hexdigest(), which is text.",
+                   "这是 .digest()（bytes）：请返回 .hexdigest()，它是文本。")
     if isinstance(value, int):
-        return ("Python's hash() returns an int, and for text it changes from one run of Python to the next "
-                "(hash randomisation): an approval stored before a restart would never match. Use "
-                "hashlib.sha256(text.encode()).hexdigest().")
-    return "An id is stored and compared as text."
+        return say("Python's hash() returns an int, and for text it changes from one run of Python to the next "
+                   "(hash randomisation): an approval stored before a restart would never match. Use "
+                   "hashlib.sha256(text.encode()).hexdigest().",
+                   "Python 的 hash() 返回 int，而且对文本来说，它在每次运行 Python 时都不一样（哈希随机化）："
+                   "重启之前存下的批准永远也匹配不上。请用 hashlib.sha256(text.encode()).hexdigest()。")
+    return say("An id is stored and compared as text.", "id 是作为文本来存储和比较的。")
 
 
 def _probe_equal(fn: Callable[..., Any], a: Action, b: Action) -> bool:
@@ -126,11 +183,17 @@ def _joined_without_separator(fn: Callable[..., Any]) -> bool:
 def _hint(number: int, fn: Callable[..., Any]) -> str:
     if number == 3 and _probe_equal(fn, ("t", {"a": {"x": 1}}, "u"), ("t", {"a": "{'x': 1}"}, "u")):
         # A nested dict and its str() get the same id: the values were turned into text with str().
-        return ("you turn values into text with str() (or an f-string): str() of a nested dict keeps its "
-                "insertion order, and {'x': 1} becomes the same as the string \"{'x': 1}\". Serialize the whole "
-                "arguments with json.dumps(arguments, sort_keys=True): it sorts every level and keeps the types.")
+        return say("you turn values into text with str() (or an f-string): str() of a nested dict keeps its "
+                   "insertion order, and {'x': 1} becomes the same as the string \"{'x': 1}\". Serialize the whole "
+                   "arguments with json.dumps(arguments, sort_keys=True): it sorts every level and keeps the types.",
+                   "你用 str()（或 f-string）把值变成了文本：嵌套 dict 的 str() 保留插入顺序，而且 {'x': 1} 会变得"
+                   "和字符串 \"{'x': 1}\" 一模一样。请用 json.dumps(arguments, sort_keys=True) 序列化整个参数："
+                   "它会排序每一层，并保留类型。")
     if number in (4, 5) and _probe_equal(fn, ("t", {"a": 1}, "u"), ("t", {"a": 2}, "u")):
-        return "the id ignores the values: sorted(arguments) and arguments.keys() give only the keys; hash the values too."
+        return say("the id ignores the values: sorted(arguments) and arguments.keys() give only the keys; hash the values too.",
+                   "这个 id 忽略了值：sorted(arguments) 和 arguments.keys() 只给出键；把值也一起求哈希。")
+    if language() == "zh-CN":
+        return _HINTS_ZH.get(number, "把每个参数值按给定的原样绑定。")
     hints = {
         1: "the id must depend only on its inputs (no time, no counter, no uuid, no random part).",
         2: "the id follows the keys' insertion order: str(dict) and json.dumps without sort_keys=True both keep "
@@ -148,6 +211,22 @@ def _hint(number: int, fn: Callable[..., Any]) -> str:
     return hints.get(number, "bind every argument value exactly as given.")
 
 
+_HINTS_ZH = {
+    1: "id 只能取决于它的输入（不能有时间、计数器、uuid 或任何随机成分）。",
+    2: "id 跟随了键的插入顺序：str(dict) 和不带 sort_keys=True 的 json.dumps 都会保留这个顺序。"
+       "请用 json.dumps(arguments, sort_keys=True)。",
+    3: "要在每一层排序键，而不只是顶层：sorted(arguments.items()) 只排序一层；"
+       "json.dumps(arguments, sort_keys=True) 会排序所有层。",
+    6: "把工具名包括进去。",
+    7: "把用户 id 包括进去：为 alice 做的批准不能授权 bob。",
+    8: "保留 JSON 类型：str(value) 或 f-string 会让 1 和 \"1\" 看起来一样；json.dumps 能把它们分开。",
+    9: "保留原样的文本：不要裁剪或改写这些值。",
+    10: "你把名字直接连在一起，中间什么都没有：'apply_note_update' + 'alice' 和 'apply_note_updatea' + 'lice' "
+        "是同一段文本。请对一个 JSON 列表 [tool, arguments, user] 求哈希，或者在各部分之间放一个任何名字都"
+        "不可能包含的分隔符。",
+}  # fmt: skip
+
+
 def _make_action_id_solution(tool: str, arguments: dict[str, Any], user_id: str) -> str:
     # One JSON list keeps the three parts apart; sort_keys sorts every level of the arguments.
     text = json.dumps([tool, arguments, user_id], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -160,26 +239,32 @@ A_ARGS = {"path": "/workspace/todo.md", "content": "# To do\n\n- [x] Try head 5 
           "expected_version": 1}  # fmt: skip
 """Action A: alice replaces /workspace/todo.md; a person approved exactly this (approvals live 5 minutes)."""
 
-ATTEMPTS: dict[str, str] = {
-    "a": "alice sends A again, with its keys in another order",
-    "b": "bob sends exactly A's tool and arguments",
-    "c": "alice's first try of A timed out before anything was written; her app sends A again",
-    "d": "alice sends A ten minutes after the approval",
-    "e": "A has run once; the model sends A a second time (a new call, not a retry after a timeout)",
-    "f": "someone else updated todo.md first (it is at version 2 now); then alice sends A",
-}
+ATTEMPTS: Mapping[str, str] = _Said({
+    "a": ("alice sends A again, with its keys in another order", "alice 再次发送 A，键换了一种顺序"),
+    "b": ("bob sends exactly A's tool and arguments", "bob 发送与 A 完全相同的工具和参数"),
+    "c": ("alice's first try of A timed out before anything was written; her app sends A again",
+          "alice 第一次尝试 A 时超时了，什么都还没写；她的应用再次发送 A"),
+    "d": ("alice sends A ten minutes after the approval", "alice 在批准十分钟之后发送 A"),
+    "e": ("A has run once; the model sends A a second time (a new call, not a retry after a timeout)",
+          "A 已经运行过一次；模型第二次发送 A（一次新的调用，不是超时之后的重试）"),
+    "f": ("someone else updated todo.md first (it is at version 2 now); then alice sends A",
+          "别人先更新了 todo.md（它现在处于版本 2）；然后 alice 发送 A"),
+})
 """The six attempts. In each, action A (`A_ARGS`, user alice) was shown and approved just before."""
 
-WHY: dict[str, str] = {
-    "a": "key order is not part of the action: same tool, same arguments, same user",
-    "b": "an approval is bound to the user it was shown to",
-    "c": "an approval is used up only when the action takes effect, so the retry of the same action runs "
-         "(and its idempotency key would stop a second effect if the first try had written)",
-    "d": "the approval expired (it lives 5 minutes)",
-    "e": "an approval is used up when the action takes effect",
-    "f": "the approval is valid, but the write is conditional: expected_version 1 is stale (CONFLICT), "
-         "so the newer text is kept",
-}
+WHY: Mapping[str, str] = _Said({
+    "a": ("key order is not part of the action: same tool, same arguments, same user",
+          "键的顺序不属于动作：同一个工具、同样的参数、同一个用户"),
+    "b": ("an approval is bound to the user it was shown to", "批准绑定到它展示给的那个用户"),
+    "c": ("an approval is used up only when the action takes effect, so the retry of the same action runs "
+          "(and its idempotency key would stop a second effect if the first try had written)",
+          "批准只在动作生效时才用掉，所以同一个动作的重试会运行（如果第一次尝试已经写入，它的幂等键会阻止第二次生效）"),
+    "d": ("the approval expired (it lives 5 minutes)", "批准过期了（它的有效期是 5 分钟）"),
+    "e": ("an approval is used up when the action takes effect", "动作生效时批准就用掉了"),
+    "f": ("the approval is valid, but the write is conditional: expected_version 1 is stale (CONFLICT), "
+          "so the newer text is kept",
+          "批准是有效的，但写入是有条件的：expected_version 1 已经过时（CONFLICT），所以较新的文本得以保留"),
+})
 
 
 async def _play(label: str, root: Path) -> tuple[bool, str]:
@@ -255,25 +340,34 @@ def play_attempts() -> dict[str, tuple[bool, str]]:
 def check_write_decisions(answer: dict[str, bool]) -> bool:
     """Compare `{label: True if the write runs}` with the real executor, attempt by attempt."""
     if not_answered(answer):
-        return failed("Not answered yet: fill in decisions = {'a': True or False, ...} for the six attempts.")
+        return failed(say("Not answered yet: fill in decisions = {'a': True or False, ...} for the six attempts.",
+                          "还没有作答：为六次尝试填好 decisions = {'a': True 或 False, ...}。"))
     if not isinstance(answer, dict):
-        return failed(f"decisions must be a dict like {{'a': True, 'b': False, ...}}; you gave a {type(answer).__name__}.")
-    missing = [label for label in ATTEMPTS if label not in answer]
+        kind = type(answer).__name__
+        return failed(say(f"decisions must be a dict like {{'a': True, 'b': False, ...}}; you gave a {kind}.",
+                          f"decisions 必须是形如 {{'a': True, 'b': False, ...}} 的 dict；你给的是一个 {kind}。"))
+    missing = ", ".join(label for label in ATTEMPTS if label not in answer)
     if missing:
-        return failed(f"decisions has no entry for {', '.join(missing)}: decide all six attempts (a to f).")
-    open_ = [label for label in ATTEMPTS if answer[label] is ...]
+        return failed(say(f"decisions has no entry for {missing}: decide all six attempts (a to f).",
+                          f"decisions 里没有 {missing} 的条目：请对全部六次尝试（a 到 f）作出判断。"))
+    open_ = ", ".join(label for label in ATTEMPTS if answer[label] is ...)
     if open_:
-        return failed(f"Not answered yet: replace the ... of {', '.join(open_)} with True (the write runs) or False.")
+        return failed(say(f"Not answered yet: replace the ... of {open_} with True (the write runs) or False.",
+                          f"还没有作答：把 {open_} 的 ... 换成 True（写入会运行）或 False。"))
     for label in ATTEMPTS:
         if not isinstance(answer[label], bool):
-            return failed(f"({label}): answer True (the write runs) or False (it does not); you gave {answer[label]!r}.")
+            return failed(say(f"({label}): answer True (the write runs) or False (it does not); you gave {answer[label]!r}.",
+                              f"({label})：请回答 True（写入会运行）或 False（不会）；你给的是 {answer[label]!r}。"))
     real = play_attempts()
     for label, (wrote, outcome) in real.items():
         if answer[label] != wrote:
-            said = "it writes" if answer[label] else "nothing is written"
-            happened = "the write ran" if wrote else f"the real executor answered {outcome} and wrote nothing"
-            return failed(f"({label}) {ATTEMPTS[label]}: you said {said}, but {happened} — {WHY[label]}.")
-    return passed("all six right: only an exact, unexpired, unused approval of the current version writes.")
+            said = say("it writes", "会写入") if answer[label] else say("nothing is written", "什么也不写")
+            happened = (say("the write ran", "写入运行了") if wrote else
+                        say(f"the real executor answered {outcome} and wrote nothing", f"真实的执行器回答 {outcome}，什么也没写"))
+            return failed(say(f"({label}) {ATTEMPTS[label]}: you said {said}, but {happened} — {WHY[label]}.",
+                              f"({label}) {ATTEMPTS[label]}：你说{said}，但{happened}。{WHY[label]}。"))
+    return passed(say("all six right: only an exact, unexpired, unused approval of the current version writes.",
+                      "六个全对：只有针对当前版本、确切、未过期且未用过的批准才会写入。"))
 
 
 SOLUTIONS: Solutions = {

@@ -25,8 +25,9 @@ or a strict tool's schema that breaks strict mode's rules), then behaves like a 
   when the request gives nothing to fill a call with, the tool with empty values ("" for the path,
   0, false, [], {}, or null where allowed), which the tool's own checks then refuse.
 
-What it is not: a language model. It has no knowledge, makes no network calls and is keyed to no
-notebook's exact wording. The same request always gives a byte-identical response (ids are hashes
+What it is not: a language model. It has no knowledge, makes no network calls (but one: with a
+hosted `mcp` tool it acts as the platform, the MCP client of a server on this machine, `hosted_mcp`)
+and is keyed to no notebook's exact wording. The same request always gives a byte-identical response (ids are hashes
 of the request body), so notebook outputs can be stored. With `stream: true` the same response
 comes as the SDK's server-sent events, in pieces (`streaming`). Like the real API it keeps the responses it
 gave unless told `store: false` (`state`: a bounded in-process store, so `previous_response_id`

@@ -29,7 +29,7 @@ from typing import Any
 
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
-from course_lib.offline_model.request_params import check_json
+from course_lib.offline_model.request_params import CHAT, check_json, check_parameters
 from course_lib.offline_model.response import CREATED_AT, _hex, _tokens
 from course_lib.offline_model.validation import (
     BadRequest,
@@ -145,6 +145,7 @@ def _plan(body: dict) -> tuple[str, list[tuple]]:
         raise _type_error("body", dict, body)
     check_json(body)
     _get(body, "model", "", str)
+    check_parameters(body, CHAT)  # the SDK's own request types: unknown keys and wrong JSON types
     parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
     metadata = _get(body, "metadata", "", dict, optional=True)
     items = _parse_messages(body)

@@ -29,7 +29,7 @@ from typing import Any
 
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
-from course_lib.offline_model.request_params import check_json
+from course_lib.offline_model.request_params import MESSAGES, check_json, first_fault
 from course_lib.offline_model.response import _hex, _tokens
 from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.validation import BadRequest, _parse_tools, _tool_policy
@@ -68,6 +68,34 @@ def _field(obj: dict, key: str, where: str, kind: type | tuple, *, optional: boo
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
         raise AnthropicError(f"{spot}: Input should be {_KINDS[kinds[0]]}")
     return value
+
+
+# A top-level value of the wrong JSON type, in the API's (pydantic) words, by the kind it should be.
+_SHOULD_BE = {"string": "a valid string", "integer": "a valid integer", "decimal": "a valid number",
+              "boolean": "a valid boolean", "object": "a valid dictionary", "array": "a valid list"}  # fmt: skip
+
+
+def _check_parameters(body: dict) -> None:
+    """Refuse an unknown top-level key or one of the wrong JSON type, as the SDK's own request types
+    (`anthropic.types.message_create_params`, see `request_params`) declare them.
+
+    Raises:
+        AnthropicError: "foo: Extra inputs are not permitted" for the first unknown key (as in
+            https://github.com/amrit110/oli/issues/7 and https://github.com/Aider-AI/aider/issues/4404),
+            else "max_tokens: Input should be a valid integer" (or `'a' or 'b'` for literals).
+    """
+    fault = first_fault(body, MESSAGES)
+    if fault is None:
+        return
+    if fault.kinds is None:
+        raise AnthropicError(f"{fault.key}: Extra inputs are not permitted")
+    kind = fault.kinds[0]
+    if kind.name == "literals":
+        values = [f"'{value}'" for value in kind.detail]
+        expected = values[0] if len(values) == 1 else f"{', '.join(values[:-1])} or {values[-1]}"
+    else:
+        expected = _SHOULD_BE[kind.name]
+    raise AnthropicError(f"{fault.key}: Input should be {expected}")
 
 
 def _block_text(content: Any, where: str) -> str:
@@ -190,6 +218,7 @@ def anthropic_message(body: dict) -> dict:
     except BadRequest as error:
         raise AnthropicError(error.message) from None
     model = _field(body, "model", "", str)
+    _check_parameters(body)
     _field(body, "max_tokens", "", int)  # required by the real API, unlike Responses and Chat
     metadata = _field(body, "metadata", "", dict, optional=True)
     items = _parse_messages(body)

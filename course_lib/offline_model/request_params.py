@@ -1,31 +1,36 @@
-"""The top-level parameters of `POST /v1/responses`: which keys exist and their JSON types, read
-from the openai SDK's own request types (`openai.types.responses.response_create_params`), not
-typed by hand.
+"""The top-level parameters of each envelope's create request — `POST /v1/responses`,
+`/v1/chat/completions` and `/v1/messages`: which keys exist and their JSON types, read from the SDKs'
+own request types, not typed by hand (`RESPONSES`, `CHAT`, `MESSAGES` name them):
+`openai.types.responses.response_create_params`, `openai.types.chat.completion_create_params` and
+`anthropic.types.message_create_params`.
 
-`ResponseCreateParamsNonStreaming` and `…Streaming` are TypedDicts generated from the API's
-OpenAPI spec; their annotations give each key's JSON type (`Optional[float]` → a decimal or null,
-`Iterable[ToolParam]` → an array of objects, `Union[Literal[…], ToolChoice…Param]` → one of the
-literals or an object). `check_parameters` refuses what the real API refuses, in its words
-(https://github.com/search?q=%22expected+a+decimal%2C+but+got+a+string+instead%22 gives the real
-messages seen in the wild):
+Their `…NonStreaming` and `…Streaming` TypedDicts are generated from each API's OpenAPI spec; their
+annotations give each key's JSON type (`Optional[float]` → a decimal or null, `Iterable[ToolParam]`
+→ an array of objects, `Union[Literal[…], ToolChoice…Param]` → one of the literals or an object).
+`first_fault` finds the first key the real API refuses; `check_parameters` refuses it in the
+OpenAI APIs' words (https://github.com/search?q=%22expected+a+decimal%2C+but+got+a+string+instead%22
+gives the real messages seen in the wild); `messages` words it as Anthropic does:
 
-- a key none of them declares: `Unknown parameter: 'foo'.` (code `unknown_parameter`), even with
-  a null value; the real API reports an unknown key before any type fault;
+- a key none of them declares, even with a null value (the real APIs report an unknown key before
+  any type fault): Responses `Unknown parameter: 'foo'.` (code `unknown_parameter`); Chat
+  Completions `Unrecognized request argument supplied: foo` (param and code null, as in
+  https://github.com/coroot/coroot/issues/698 and https://github.com/nashsu/llm_wiki/issues/336);
 - a value of the wrong JSON type: `Invalid type for 'temperature': expected a decimal, but got a
-  string instead.` (`invalid_type`); an integer is `an integer` (a decimal number is refused
-  there: `but got a decimal number instead`), true/false `a boolean`, a list of objects `an array
-  of objects`, a union `one of a string or array of objects`, literals `one of 'auto' or
+  string instead.` (`invalid_type`, both OpenAI APIs); an integer is `an integer` (a decimal number
+  is refused there: `but got a decimal number instead`), true/false `a boolean`, a list of objects
+  `an array of objects`, a union `one of a string or array of objects`, literals `one of 'auto' or
   'disabled'`.
 
-Only the top level's types are checked here; `validation` checks `input`, `tools` and
-`tool_choice` item by item. A null value passes, as everywhere in this model (a known optional
-key that is null counts as absent).
+Only the top level's types are checked here; `validation`, `chat` and `messages` check the items
+inside. A null value passes, as everywhere in this model (a known optional key that is null counts
+as absent).
 """
 
 from __future__ import annotations
 
 import collections.abc
 import functools
+import importlib
 import math
 import re
 import typing
@@ -129,14 +134,20 @@ def _fits(kind: _Kind, value: Any) -> bool:
     return isinstance(value, list)
 
 
-@functools.cache
-def _parameters() -> dict[str, list[_Kind] | None]:
-    """Every top-level key of a create-response body → the JSON kinds it takes (None: any)."""
-    # Imported on first use, like `known_fields`: the request types take a few tenths of a second.
-    from openai.types.responses import response_create_params as params
+# Each envelope's request types: the module, and the prefix of its `…NonStreaming` / `…Streaming` TypedDicts.
+RESPONSES = ("openai.types.responses.response_create_params", "ResponseCreateParams")
+CHAT = ("openai.types.chat.completion_create_params", "CompletionCreateParams")
+MESSAGES = ("anthropic.types.message_create_params", "MessageCreateParams")
 
+
+@functools.cache
+def _parameters(api: tuple[str, str] = RESPONSES) -> dict[str, list[_Kind] | None]:
+    """Every top-level key of one envelope's create body → the JSON kinds it takes (None: any)."""
+    # Imported on first use, like `known_fields`: the request types take a few tenths of a second.
+    module, prefix = api
+    params = importlib.import_module(module)
     merged: dict[str, list[_Kind] | None] = {}
-    for typed in (params.ResponseCreateParamsNonStreaming, params.ResponseCreateParamsStreaming):
+    for typed in (getattr(params, f"{prefix}NonStreaming"), getattr(params, f"{prefix}Streaming")):
         for name, hint in typing.get_type_hints(typed).items():
             kinds = _kinds(hint)
             if name in merged and merged[name] is not None and kinds is not None:
@@ -179,23 +190,57 @@ def check_json(body: Any) -> None:
             raise _unparseable(f"{value!r} is not a JSON number")
 
 
-def check_parameters(body: dict) -> None:
-    """Refuse a body that is no valid JSON (`check_json`), an unknown top-level key or a value of
-    the wrong JSON type, as the real API does.
+@dataclass(frozen=True)
+class Fault:
+    """The first top-level key the real API refuses: unknown (`kinds` None), or of the wrong JSON type."""
 
-    Raises:
-        BadRequest: see `check_json`; `Unknown parameter: 'foo'.` (code `unknown_parameter`) for
-            the first unknown key, else `Invalid type for 'temperature': expected a decimal, but
-            got a string instead.` (code `invalid_type`) for the first mistyped one.
-    """
-    check_json(body)
-    known = _parameters()
+    key: str
+    value: Any
+    kinds: list[_Kind] | None
+
+    @property
+    def expected(self) -> str:
+        """The kinds it takes, as the OpenAI APIs word them: `a decimal`, `one of 'auto' or 'none'`."""
+        return _expected(self.kinds or [])
+
+    @property
+    def got(self) -> str:
+        return _got(self.value)
+
+
+def first_fault(body: dict, api: tuple[str, str] = RESPONSES) -> Fault | None:
+    """The first unknown top-level key (all unknown keys come before any type fault, as in the real
+    APIs), else the first one of the wrong JSON type; None when every key is known and well typed."""
+    known = _parameters(api)
     for key in body:
         if key not in known:
-            raise BadRequest(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
+            return Fault(key, body[key], None)
     for key, value in body.items():
         kinds = known[key]
         if value is None or kinds is None or any(_fits(kind, value) for kind in kinds):
             continue
-        message = f"Invalid type for '{key}': expected {_expected(kinds)}, but got {_got(value)} instead."
-        raise BadRequest(message, key, "invalid_type")
+        return Fault(key, value, kinds)
+    return None
+
+
+def check_parameters(body: dict, api: tuple[str, str] = RESPONSES) -> None:
+    """Refuse a body that is no valid JSON (`check_json`), an unknown top-level key or a value of
+    the wrong JSON type, as the real API does (`RESPONSES` or `CHAT`; Anthropic's words are in
+    `messages`).
+
+    Raises:
+        BadRequest: see `check_json`; for the first unknown key, `Unknown parameter: 'foo'.` (code
+            `unknown_parameter`) in Responses, `Unrecognized request argument supplied: foo` in Chat
+            Completions; else `Invalid type for 'temperature': expected a decimal, but got a string
+            instead.` (code `invalid_type`) for the first mistyped one.
+    """
+    check_json(body)
+    fault = first_fault(body, api)
+    if fault is None:
+        return
+    if fault.kinds is None and api == CHAT:
+        raise BadRequest(f"Unrecognized request argument supplied: {fault.key}")
+    if fault.kinds is None:
+        raise BadRequest(f"Unknown parameter: '{fault.key}'.", fault.key, "unknown_parameter")
+    message = f"Invalid type for '{fault.key}': expected {fault.expected}, but got {fault.got} instead."
+    raise BadRequest(message, fault.key, "invalid_type")

@@ -49,36 +49,79 @@ def _output_item(entry: tuple, seed: str, index: int) -> dict[str, Any]:
             "content": [{"type": "output_text", "text": entry[1], "annotations": [], "logprobs": []}]}
 
 
+def seed_of(body: dict) -> str:
+    """The text every id of a response is hashed from: the body, without how it is delivered
+    (streamed or not, the same ids; see `streaming`)."""
+    delivered = {key: value for key, value in body.items() if key not in ("stream", "stream_options")}
+    return json.dumps(delivered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def respond(body: dict) -> dict:
     """Answer one `POST /v1/responses` body with a Response JSON dict (deterministic; a stored response is
-    remembered for `previous_response_id`, see `state`).
+    remembered for `previous_response_id`, see `state`). A body with a hosted `mcp` tool is answered
+    by `hosted_mcp`, which acts as the platform.
 
     Raises:
-        BadRequest: the body is malformed, as the real API would reject it.
+        BadRequest: the body is malformed, as the real API would reject it (a hosted MCP server that
+            cannot be listed: `hosted_mcp.ConnectorError`, a 424).
     """
     if not isinstance(body, dict):
         raise _type_error("body", dict, body)
-    model = _get(body, "model", "", str)
+    _get(body, "model", "", str)
     check_parameters(body)  # unknown top-level keys and wrong JSON types (after a missing model, as the API)
-    chained, limit = chained_input(body), max_output_tokens(body)  # previous_response_id: state.py; limits.py
-    instructions = _get(body, "instructions", "", str, optional=True)
-    parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
-    metadata = _get(body, "metadata", "", dict, optional=True)
-    for key, value in (metadata or {}).items():
-        if not isinstance(value, str):
-            raise _type_error(f"metadata.{key}", str, value)
-    persona = _persona(metadata)
+    from course_lib.offline_model import hosted_mcp  # here: it imports the mcp client, needed only with an mcp tool
+
+    if hosted_mcp.has_mcp_tool(body):
+        return hosted_mcp.respond(body)
+    chained, parallel, persona = early_checks(body)
     items = _parse_input(body)  # alone first, so a 400 names this request's own input[i]
     if chained is not body["input"]:
         items = _parse_input({**body, "input": chained})
     mode, allowed = _tool_policy(body, _parse_tools(body))
     _check_pairs(items)
     items = check_input(items)  # reasoning items passed back where a reasoning model needs them (reasoning.py)
-    # How the answer is delivered is not part of it: streamed or not, the same ids (see `streaming`).
-    delivered = {key: value for key, value in body.items() if key not in ("stream", "stream_options")}
-    seed = json.dumps(delivered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    seed = seed_of(body)
     plan = _decide(items, mode, allowed, parallel is not False, persona)
-    output = [_output_item(entry, seed, i) for i, entry in enumerate(plan)]
+    return finish(body, chained, seed, [_output_item(entry, seed, i) for i, entry in enumerate(plan)])
+
+
+def early_checks(body: dict) -> tuple[list | str, bool | None, str]:
+    """The checks that come before the input's (in the real API's order): the chained input
+    (`previous_response_id`), `max_output_tokens`, `instructions`, `parallel_tool_calls` and
+    `metadata`; returns the chained input, `parallel_tool_calls` and the persona.
+
+    Raises:
+        BadRequest: one of them is malformed, or the previous response is not stored.
+    """
+    chained, _ = chained_input(body), max_output_tokens(body)  # previous_response_id: state.py; limits.py
+    _get(body, "instructions", "", str, optional=True)
+    parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
+    return chained, parallel, _persona(_metadata(body))
+
+
+def _metadata(body: dict) -> dict | None:
+    """`metadata`, checked: an object of strings.
+
+    Raises:
+        BadRequest: not an object, or a value that is not a string.
+    """
+    metadata = _get(body, "metadata", "", dict, optional=True)
+    for key, value in (metadata or {}).items():
+        if not isinstance(value, str):
+            raise _type_error(f"metadata.{key}", str, value)
+    return metadata
+
+
+def finish(body: dict, chained: list | str, seed: str, output: list[dict[str, Any]]) -> dict:
+    """The Response around `output` (its items, in order): usage, echoed settings, reasoning for a
+    reasoning model, `max_output_tokens` applied, and remembered for `previous_response_id`.
+
+    `early_checks` has checked the body's settings.
+    """
+    model, limit = body["model"], max_output_tokens(body)  # limits.py
+    instructions = _get(body, "instructions", "", str, optional=True)
+    parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
+    metadata = _metadata(body)
     produced = "".join(part["text"] for item in output for part in item.get("content", []))
     produced += "".join(item.get("name", "") + item.get("arguments", "") for item in output)
     input_tokens, output_tokens = _tokens(seed), _tokens(produced)

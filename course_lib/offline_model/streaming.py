@@ -12,6 +12,7 @@ order and shapes the openai SDK's event types define (`openai/types/responses/*_
                  response.content_part.done            the whole part
       call:      response.function_call_arguments.delta × n   the arguments *text* in pieces
                  response.function_call_arguments.done        the whole arguments text
+      mcp_*:     the hosted mcp tool's events (`hosted_mcp.stream_item`)
       response.output_item.done                        the finished item, as in the final output
     response.completed (response.incomplete when its status is "incomplete")   the final Response
 
@@ -71,6 +72,11 @@ def stream_events(response: dict[str, Any]) -> list[dict[str, Any]]:
                     emit("response.output_text.delta", **at, content_index=content_index, delta=piece, logprobs=[])
                 emit("response.output_text.done", **at, content_index=content_index, text=part["text"], logprobs=[])
                 emit("response.content_part.done", **at, content_index=content_index, part=part)
+        elif item["type"].startswith("mcp_"):  # the hosted mcp tool's items have events of their own
+            from course_lib.offline_model.hosted_mcp import stream_item
+
+            stream_item(item, index, emit)
+            continue
         else:  # any other item (e.g. reasoning) arrives whole
             emit("response.output_item.added", output_index=index, item=item)
         emit("response.output_item.done", output_index=index, item=item)

@@ -139,10 +139,12 @@ def _parts_text(parts: list, where: str, known: tuple[str, ...], owner: tuple[st
     return "\n".join(texts)
 
 
-def _parse_input(body: dict) -> list[dict]:
+def _parse_input(body: dict, extra: Any = None) -> list[dict]:
     """Normalise `input` to items: {"kind": "message", role, text}, {"kind": "call", call_id, name,
     arguments, id}, {"kind": "output", call_id, text} or {"kind": "reasoning", id, encrypted_content}
-    (checked and then dropped by `reasoning.check_input`).
+    (checked and then dropped by `reasoning.check_input`). `extra` parses the item types only some
+    requests accept (`hosted_mcp.parse_item` for the mcp_* items): `extra(item, where, kind)` → an
+    item, or None when `kind` is not one of them.
 
     Raises:
         BadRequest: an item has a missing field, a wrong type, an unknown key or `type`, a content
@@ -191,6 +193,8 @@ def _parse_input(body: dict) -> list[dict]:
             _get(item, "summary", where, list)
             items.append({"kind": "reasoning", "id": _get(item, "id", where, str),
                           "encrypted_content": _get(item, "encrypted_content", where, str, optional=True)})
+        elif extra is not None and (parsed := extra(item, where, kind)) is not None:
+            items.append(parsed)
         else:
             supported = ["message", "function_call", "function_call_output", "reasoning"]
             raise _invalid_value(kind, f"{where}.type", supported)

@@ -73,3 +73,46 @@ def test_ignoring_expiry_is_refused(capsys):
 
     assert check_accept_token(no_expiry) is False
     assert "expired" in capsys.readouterr().out
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert check_session_to_send(...) is False
+    assert check_accept_token(...) is False
+    assert capsys.readouterr().out == (
+        "✗ Not answered yet: define session_to_send(http) and pass the function itself.\n"
+        "✗ Not answered yet: define accept_token(claims, resource, now) and pass the function itself.\n"
+    )
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_session_to_send(...) is False
+    assert check_accept_token(...) is False
+    assert capsys.readouterr().out == (
+        "✗ 还没有作答：定义 session_to_send(http)，并传入函数本身。\n"
+        "✗ 还没有作答：定义 accept_token(claims, resource, now)，并传入函数本身。\n"
+    )
+
+
+def test_session_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_session_to_send(lambda http: http[0].request_headers.get("mcp-session-id")) is False
+    assert capsys.readouterr().out.startswith(
+        "✗ 一个使用中的 2025-11-25 会话：你返回了 None，但服务器开启了一个会话：它对 initialize 的答复在*响应*头部里带着 mcp-session-id")
+    assert check_session_to_send(_first_response) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 一个客户端已用 DELETE 结束的 2025-11-25 会话：会话已经结束（DELETE 的答复是 200）")
+    assert "再发送它的 id 会得到 404。请返回 None" in out
+
+
+def test_token_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_accept_token(lambda claims, resource, now: claims.get("exp", 0) > now) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 为另一个 API（用户的日历）签发的令牌（{'aud': 'https://calendar.example/api'")
+    assert "本服务器就成了混淆代理（confused deputy）" in out and "令牌透传（token passthrough）" in out
+    assert check_accept_token(_audience_equals) is False
+    assert "必须被接受：`aud` 可以是一个列表" in capsys.readouterr().out
+    assert check_accept_token(lambda claims, resource, now: "yes") is False
+    assert "请返回 True 或 False，而不是 'yes'。" in capsys.readouterr().out

@@ -226,3 +226,60 @@ def test_forgetting_store_false_on_request_2_is_named(capsys):
     out = capsys.readouterr().out
     assert out.startswith("✗ one call, made with store: false: request 1 was made with store: false")
     assert "pass store=False again" in out
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert check_second_input(...) is False
+    assert check_request_2(...) is False
+    assert capsys.readouterr().out == (
+        "✗ Not answered yet: define build_second_input(task_item, response, outputs_by_call_id)\n"
+        "✗ Not answered yet: define request_2(task_item, response, outputs_by_call_id, stored)\n"
+    )
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_second_input(...) is False
+    assert check_request_2(...) is False
+    assert capsys.readouterr().out == (
+        "✗ 还没有作答：定义 build_second_input(task_item, response, outputs_by_call_id)\n"
+        "✗ 还没有作答：定义 request_2(task_item, response, outputs_by_call_id, stored)\n"
+    )
+
+
+def test_second_input_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_second_input(_feedback_only) is False
+    out = capsys.readouterr().out  # the API's own 400 message stays as the API wrote it
+    assert out.startswith("✗ 在有一个调用的任务上：缺少原来的 function_call call_")
+    assert "；API 答复了 400：No tool call found for function call output with call_id call_" in out
+    assert check_second_input(_first_item_only) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 在有两个调用的任务上：缺少原来的 function_call call_")
+    assert "（它是 response.output[1]：要遍历每一个输出项，而不只是 output[0]）" in out
+    assert check_second_input(_feedback_first) is False
+    assert "排在它的调用（input[2]）之前：调用必须在前" in capsys.readouterr().out
+    assert check_second_input(_wrong_call_id) is False
+    assert "答复的是 call_id 'call_demo_1'，它对不上任何调用" in capsys.readouterr().out
+    assert check_second_input(build_second_input) is True
+    assert capsys.readouterr().out.startswith("✓ 两次第二次请求都被接受了")
+
+
+def test_request_2_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "input": build_second_input(task, response, outputs)}) is False
+    assert capsys.readouterr().out.startswith("✗ 一个调用，已保存：响应 1 已经保存：用 previous_response_id=response.id 接着它")
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "previous_response_id": response.output[0].call_id, "input": _results(outputs)}) is False
+    assert "，即调用的 call_id：它指名的是一个响应，所以应该是 response.id" in capsys.readouterr().out
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "previous_response_id": response.id, "input": _results(outputs)}) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 一个调用，用 store: false 生成：响应 1 是用 store: false 生成的，所以平台什么也没保留")
+    assert "API 答复了 400：Previous response with id 'resp_" in out
+    assert check_request_2(lambda task, response, outputs, stored: {
+        "previous_response_id": response.id, "input": _results(outputs)} if stored
+        else {"input": build_second_input(task, response, outputs)}) is False
+    assert "请再次传入 store=False" in capsys.readouterr().out

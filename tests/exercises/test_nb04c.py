@@ -108,3 +108,92 @@ def test_the_offline_model_refuses_input_as_text_itself():
         claude.messages.create(model="claude-sonnet-4-6", max_tokens=64, tools=MESSAGES_TOOLS, messages=[
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": json.dumps({})}]}])
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert check_chat_replies(...) is False
+    assert check_to_messages(...) is False
+    assert capsys.readouterr().out == (
+        "✗ write chat_replies(completion, outputs_by_id) and pass the function itself\n"
+        "✗ write to_messages(task, call, output) and pass the function itself\n"
+    )
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_chat_replies(...) is False
+    assert check_to_messages(...) is False
+    assert check_chat_replies(lambda c, o: ...) is False
+    assert check_to_messages(lambda t, c, o: ...) is False
+    assert capsys.readouterr().out == (
+        "✗ 编写 chat_replies(completion, outputs_by_id)，并传入函数本身\n"
+        "✗ 编写 to_messages(task, call, output)，并传入函数本身\n"
+        "✗ chat_replies 仍然返回起始代码里的 (...)：返回要追加的消息列表\n"
+        "✗ to_messages 仍然返回起始代码里的 (...)：返回那三条消息\n"
+    )
+
+
+@pytest.mark.parametrize("answer, words", [
+    (_tools_only, "第一条消息必须是带 tool_calls 的助手消息"),
+    (_no_tool_call_id, "一条没有 'tool_call_id' 的工具消息"),
+    (_responses_shape, "'function_call_output' 项是 Responses 的形状"),
+    (_first_only, "没有工具消息回答 tool_calls 中的 id 'call_"),
+    (_swapped, "的回复没有带上那个调用的输出"),
+    (_object_content, "工具消息的 content 是文本"),
+    (lambda c, o: {}, "chat_replies 必须返回一个消息列表，得到的是 dict"),
+    (lambda c, o: 1 / 0, "chat_replies 抛出了 ZeroDivisionError：division by zero"),
+])  # fmt: skip
+def test_chat_replies_mistakes_are_explained_in_chinese(answer, words, monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_chat_replies(answer) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗") and words in out, out
+
+
+def test_chat_replies_right_answer_is_confirmed_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_chat_replies(chat_replies) is True
+    assert capsys.readouterr().out == "✓ 助手消息连同它的 tool_calls 发回去了，每个结果都在它的 tool_call_id 下\n"
+
+
+@pytest.mark.parametrize("answer, words", [
+    (_input_as_text, "tool_use.input 是 str：Messages 把值作为对象携带"),
+    (_wrong_pair, "tool_result.tool_use_id 是 'toolu_other'，但 tool_use 块的 id 是 'call_"),
+    (_result_in_assistant, "tool_result 放在了助手消息里"),
+    (_two_messages, "to_messages 必须返回三个消息 dict"),
+    (_empty_result, "模型没有依据结果作答"),
+    (lambda t, c, o: [{"role": "assistant"}, {"role": "user"}, {"role": "user"}], "角色是 ['assistant', 'user', 'user']"),
+])  # fmt: skip
+def test_to_messages_mistakes_are_explained_in_chinese(answer, words, monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_to_messages(answer) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗") and words in out, out
+
+
+def test_to_messages_right_answer_is_confirmed_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_to_messages(to_messages) is True
+    assert capsys.readouterr().out == "✓ 值作为对象发出，结果在 tool_use 块的 id 下发回\n"
+
+
+def _user_between(completion, outputs):
+    replies = chat_replies(completion, outputs)
+    return [replies[0], {"role": "user", "content": "and?"}, *replies[1:]]
+
+
+def _is_error_as_text(task, call, output):
+    messages = to_messages(task, call, output)
+    messages[2]["content"][0]["is_error"] = "no"
+    return messages
+
+
+def test_a_refusal_by_the_offline_model_is_introduced_in_chinese_and_quoted_as_the_api_words_it(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_chat_replies(_user_between) is False
+    assert capsys.readouterr().out.startswith(
+        "✗ 离线模型拒绝了这些消息，真实的 API 也会这样：An assistant message with 'tool_calls' must be followed by")
+    assert check_to_messages(_is_error_as_text) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 离线模型拒绝了这些消息，真实的 API 也会这样：") and "is_error: Input should be a valid boolean" in out

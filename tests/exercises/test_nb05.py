@@ -1,6 +1,6 @@
 """Wrong answers to notebook 05's exercises get a message that says what is wrong."""
 
-from course_lib.exercises.nb05 import check_retry_policy, check_should_retry, recorded_errors
+from course_lib.exercises.nb05 import SOLUTIONS, check_retry_policy, check_should_retry, recorded_errors
 from course_lib.retry import RetryPolicy
 
 
@@ -117,3 +117,57 @@ def test_the_class_itself_jitter_of_one_or_more_and_a_cap_below_the_base_are_nam
 def test_the_first_wait_hint_shows_the_lowest_possible_wait(capsys):
     assert check_retry_policy(RetryPolicy(base_delay=0.1, factor=1.5, jitter=0.2, budget=0.5)) is False
     assert "0.1·(1 − 0.2) = 0.08s" in capsys.readouterr().out
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert check_should_retry(lambda error, is_write, has_key: ...) is False
+    assert check_retry_policy(...) is False
+    assert capsys.readouterr().out == (
+        "✗ Not answered yet: should_retry still returns ... — replace it with your rule.\n"
+        "✗ Not answered yet: set policy = RetryPolicy(...) with your numbers.\n"
+    )
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_should_retry(lambda error, is_write, has_key: ...) is False
+    assert check_retry_policy(...) is False
+    assert capsys.readouterr().out == (
+        "✗ 还没有作答：should_retry 仍然返回 ...，请把它换成你的规则。\n"
+        "✗ 还没有作答：用你选的数字设置 policy = RetryPolicy(...)。\n"
+    )
+
+
+def test_should_retry_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_should_retry(lambda error, is_write, has_key: True) is False
+    assert capsys.readouterr().out == (
+        '✗ 例子 1（一次 head 写成文本 "5" 的读取：INVALID_INPUT，retryable false；is_write=False，has_key=False）：'
+        "你的判断是重试，但 retryable 为 false：同样的参数会再次违反同一条规则：模型必须修正它们，而不是重复它们。\n"
+    )
+    assert check_should_retry(lambda error, is_write, has_key: error["code"] in ("TIMEOUT", "UPSTREAM_ERROR")) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 例子 4（一次经由路由、指向服务器没有的工具的读取：UPSTREAM_ERROR，retryable false，kind protocol")
+    assert "要看这个标志，而不只是看错误码" in out
+    assert check_should_retry(lambda error, is_write, has_key: error["retryable"]) is False
+    assert "这是一次没有幂等键的写入：第一次尝试可能已经写入了" in capsys.readouterr().out
+    assert check_should_retry(lambda error, is_write, has_key: error["kind"] == "transient") is False
+    assert "should_retry 抛出了 KeyError: 'kind'。这个 error 字典的键是 code, message, retryable。" in capsys.readouterr().out
+    assert check_should_retry(SOLUTIONS["check_should_retry"]()) is True
+    assert capsys.readouterr().out == "✓ 在全部 14 个真实失败上，should_retry 都与课程的判定一致。\n"
+
+
+def test_retry_policy_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_retry_policy(RetryPolicy()) is False
+    assert capsys.readouterr().out.startswith("✗ 种子为 0 时，等待 0.269s, 0.503s 合计 0.772s；上限是 0.5s")
+    assert check_retry_policy(RetryPolicy(base_delay=0.1, factor=1.5, jitter=0.2, budget=0.5)) is False
+    out = capsys.readouterr().out
+    assert "第一次等待是" in out and "它必须至少是 0.1s。" in out and "0.1·(1 − 0.2) = 0.08s" in out
+    assert check_retry_policy(RetryPolicy(max_attempts=5)) is False
+    assert "max_attempts=5：约束是最多尝试 3 次" in capsys.readouterr().out
+    assert check_retry_policy(RetryPolicy(max_attempts=2)) is False
+    assert "那个失败两次的工具始终没有成功" in capsys.readouterr().out
+    assert check_retry_policy(SOLUTIONS["check_retry_policy"]()) is True
+    assert capsys.readouterr().out.startswith("✓ 在 50 个种子上：最迟第 3 次尝试成功")
