@@ -33,7 +33,7 @@ from typing import Any
 
 from course_lib.broken_traces import TRACES, regenerate, traces_dir
 from course_lib.exercises import failed, not_answered, passed
-from course_lib.failure_table import ROWS
+from course_lib.failure_table import CHECKS_ZH, ROWS
 from course_lib.lang import language, say
 from course_lib.show import show_items
 
@@ -186,7 +186,7 @@ ANSWERS: dict[str, Diagnosis] = {
         ("the call trace answers the first question in seconds — was any tool called at all? Only then ask why "
          "not (the vague 'search' description) and add eval samples for it",
          "调用轨迹（call trace）几秒钟就能回答第一个问题——到底有没有调用工具？之后才问为什么没调用（'search' 的描述太含糊），"
-         "并为它补上评测样本"),
+         "并为它补上评估样例（eval samples）"),
         {"B": ("no tool was chosen at all — wrong or right — so this is not about picking the wrong one",
                "根本没有选中任何工具——不论对错——所以这不是选错工具的问题"),
          "D": ("row D needs a tool that succeeded; here no tool ran",
@@ -311,10 +311,10 @@ def check_diagnoses(answers: dict[str, tuple[str, str]]) -> bool:
     wrong one — the evidence in the trace, and why this check comes first."""
     if not_answered(answers):
         return failed(say("Not answered yet: fill in answers = {trace name: (row letter, first check)}.",
-                          "还没有作答：填写 answers = {轨迹名: (行字母, 首先要查的项)}。"))
+                          "还没有作答：填写 answers = {轨迹名: (行字母, 先检查的项)}。"))
     if not isinstance(answers, dict):
         return failed(say(f"answers must be a dict {{trace name: (row letter, first check)}}; got a {type(answers).__name__}.",
-                          f"answers 必须是一个字典 {{轨迹名: (行字母, 首先要查的项)}}；你给的是 {type(answers).__name__}。"))
+                          f"answers 必须是一个字典 {{轨迹名: (行字母, 先检查的项)}}；你给的是 {type(answers).__name__}。"))
     if unknown := [name for name in answers if name not in ANSWERS]:
         return failed(say(f"{unknown[0]!r} is not a trace; the traces are: {', '.join(EXERCISE_TRACES)}.",
                           f"{unknown[0]!r} 不是一条轨迹；轨迹有：{', '.join(EXERCISE_TRACES)}。"))
@@ -322,10 +322,10 @@ def check_diagnoses(answers: dict[str, tuple[str, str]]) -> bool:
         given = answers.get(name, ...)
         if not_answered(given) or (isinstance(given, tuple) and ... in given):
             return failed(say(f"Not answered yet: {name} still needs (row letter, first check).",
-                              f"还没有作答：{name} 还需要 (行字母, 首先要查的项)。"))
+                              f"还没有作答：{name} 还需要 (行字母, 先检查的项)。"))
         if not (isinstance(given, tuple | list) and len(given) == 2 and all(isinstance(x, str) for x in given)):
             return failed(say(f"{name}: give a pair (row letter, first check), e.g. (\"D\", \"call_id\"); got {given!r}.",
-                              f"{name}：请给出一对 (行字母, 首先要查的项)，例如 (\"D\", \"call_id\")；你给的是 {given!r}。"))
+                              f"{name}：请给出一对 (行字母, 先检查的项)，例如 (\"D\", \"call_id\")；你给的是 {given!r}。"))
         letter, check = given[0].strip().upper(), given[1].strip()
         expected = ANSWERS[name]
         if letter not in ROWS:
@@ -338,14 +338,20 @@ def check_diagnoses(answers: dict[str, tuple[str, str]]) -> bool:
                               f"{name}：不是 {letter} 行（{ROWS[letter].source}）——{why}。"))
         if check not in ROWS[letter].checks:
             return failed(say(f"{name}: {check!r} is not one of row {letter}'s checks: {', '.join(ROWS[letter].checks)}.",
-                              f"{name}：{check!r} 不是 {letter} 行要查的项；它们是：{', '.join(ROWS[letter].checks)}。"))
+                              f"{name}：{check!r} 不是 {letter} 行要检查的项；它们是：{'、'.join(map(_glossed, ROWS[letter].checks))}。"))
         if check != expected.check:
             return failed(say(f"{name}: row {letter} is right, but check {expected.check!r} first, not {check!r}: "
                               f"{expected.why_first}.",
-                              f"{name}：{letter} 行是对的，但首先要查的是 {expected.check!r}，不是 {check!r}："
+                              f"{name}：{letter} 行是对的，但应该先检查 {_glossed(expected.check)}，不是 {check!r}："
                               f"{expected.why_first}。"))  # fmt: skip
     return passed(say(f"all {len(EXERCISE_TRACES)} traces diagnosed: the right row and the right first check for each.",
-                      f"{len(EXERCISE_TRACES)} 条轨迹全部诊断完毕：每一条都选对了行，也选对了首先要查的项。"))
+                      f"{len(EXERCISE_TRACES)} 条轨迹全部诊断完毕：每一条都选对了行，也选对了先检查的项。"))
+
+def _glossed(check: str) -> str:
+    """A check as the learner writes it, with its Chinese gloss: 'call trace'（调用轨迹）."""
+    gloss = CHECKS_ZH.get(check, check)
+    return repr(check) if gloss == check else f"{check!r}（{gloss}）"
+
 
 SOLUTION: dict[str, tuple[str, str]] = {name: (ANSWERS[name].row, ANSWERS[name].check) for name in EXERCISE_TRACES}
 

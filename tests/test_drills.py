@@ -195,15 +195,15 @@ def test_the_chinese_check_explains_real_wrong_diagnoses(zh, capsys):
     assert "serial_slow：不是 H 行（测试正常但线上越权）——再看一遍证据：三次互不依赖的读取" in capsys.readouterr().out
     assert drills.check_diagnoses({**answers, "blind_retry": ("F", "status query")}) is False
     out = capsys.readouterr().out
-    assert "blind_retry：F 行是对的，但首先要查的是 'idempotency key'，不是 'status query'：超时意味着" in out
+    assert "blind_retry：F 行是对的，但应该先检查 'idempotency key'（幂等键），不是 'status query'：超时意味着" in out
     assert drills.check_diagnoses({**answers, "injection": ("h", "scope")}) is False
-    assert "'scope' 不是 H 行要查的项；它们是：identity, resource scope, approval and audit。" in capsys.readouterr().out
+    assert "'scope' 不是 H 行要检查的项；它们是：'identity'（身份）、'resource scope'（资源范围）、'approval and audit'（批准与审计）。" in capsys.readouterr().out
     assert drills.check_diagnoses({**answers, "loose_arguments": ("Q", "enums")}) is False
     assert "'Q' 不是表里的行" in capsys.readouterr().out
     assert drills.check_diagnoses({**answers, "nonsense": ("A", "call trace")}) is False
     assert "'nonsense' 不是一条轨迹" in capsys.readouterr().out
     assert drills.check_diagnoses({**answers, "injection": "H"}) is False
-    assert "injection：请给出一对 (行字母, 首先要查的项)" in capsys.readouterr().out
+    assert "injection：请给出一对 (行字母, 先检查的项)" in capsys.readouterr().out
     assert drills.check_diagnoses({**answers, "call_id_swap": ...}) is False
     assert "还没有作答：call_id_swap 还需要" in capsys.readouterr().out
     assert drills.check_diagnoses(...) is False and drills.check_diagnoses([]) is False
@@ -215,9 +215,9 @@ def test_the_chinese_check_explains_real_wrong_diagnoses(zh, capsys):
 def test_the_chinese_table_shows_the_source_s_symptoms_and_chinese_causes(zh, capsys):
     show_diagnosis_table()
     out = capsys.readouterr().out
-    assert out.count("可能原因：") == 8 and out.count("首先要查：") == 8 and "A  不调用工具就编答案\n" in out
+    assert out.count("可能的原因：") == 8 and out.count("先检查：") == 8 and "A  不调用工具就编答案\n" in out
     assert "likely cause" not in out and "makes things up" not in out
-    assert "call trace · when-to-use conditions · eval samples" in out  # what the learner types stays as it is
+    assert "call trace（调用轨迹） · when-to-use conditions" in out  # what the learner types stays as it is, glossed
 
 
 def test_an_unknown_trace_is_refused_in_chinese(zh):
