@@ -10,6 +10,10 @@ stay consistent because every occurrence of an old id is replaced.
 
     python .ci/stable_widget_ids.py notebooks/08_explore_which_objects_change.ipynb ...
 
+It also merges consecutive stream outputs of one cell (two `print`s can arrive as two `stdout`
+outputs, depending on timing; nbconvert's CoalesceStreamsPreprocessor runs before execution, so
+it never sees them), so a stored cell's output does not depend on the machine's load.
+
 `make notebooks` runs it after executing each notebook; tests/test_notebook_files.py checks that
 the stored notebooks are already stable (running it again changes nothing).
 """
@@ -58,15 +62,36 @@ def stabilize(notebook: dict[str, Any], name: str) -> dict[str, Any]:
     return json.loads(text)
 
 
+def coalesce_streams(notebook: dict[str, Any]) -> dict[str, Any]:
+    """The notebook with each run of same-named stream outputs in a cell merged into one (a new
+    dict), or `notebook` itself when there is none."""
+    if not any(a.get("output_type") == b.get("output_type") == "stream" and a.get("name") == b.get("name")
+               for cell in notebook.get("cells", []) for a, b in zip(cell.get("outputs", []), cell.get("outputs", [])[1:])):
+        return notebook
+    cells = []
+    for cell in notebook["cells"]:
+        merged: list[dict[str, Any]] = []
+        for output in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if (last is not None and output.get("output_type") == last.get("output_type") == "stream"
+                    and output.get("name") == last.get("name")):
+                text = "".join(last["text"]) + "".join(output["text"])
+                merged[-1] = {**last, "text": text.splitlines(keepends=True)}
+            else:
+                merged.append(output)
+        cells.append({**cell, "outputs": merged} if "outputs" in cell else cell)
+    return {**notebook, "cells": cells}
+
+
 def main(paths: list[str]) -> int:
     import nbformat  # comes with Jupyter; only needed to write the notebook the way Jupyter does
 
     for path in map(Path, paths):
         notebook = json.loads(path.read_text(encoding="utf-8"))
-        stable = stabilize(notebook, path.name)
+        stable = coalesce_streams(stabilize(notebook, path.name))
         if stable is not notebook:
             nbformat.write(nbformat.from_dict(stable), str(path))
-            print(f"stable widget ids: {path}")
+            print(f"stable widget ids, streams merged: {path}")
     return 0
 
 

@@ -9,6 +9,10 @@ Every object is marked "changed" or "unchanged" against the previous run.
     explorer.run(head=20)            # the baseline: every panel says "first run"
     explorer.run(head=5).changed     # {'arguments', 'parsed', 'mcp_arguments', 'mcp_result', ...}
     ExplorerWidget(explorer)         # the same as an ipywidgets 8 interface
+
+What the learner reads (labels, statuses, the composed request, the panels' notes) goes through
+`course_lib.lang.say`: English, or 简体中文 in the zh-CN edition. The `status` values, the panel
+names and the `GROUPS` keys stay English in both: they are what code compares.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import html
 import json
 import re
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +33,7 @@ from course_lib.arguments import ArgumentsError, parse_arguments_text, validate_
 from course_lib.backend import http_transport, make_client, model_name
 from course_lib.fs_server import Workspace, build_server
 from course_lib.host import McpHost
+from course_lib.lang import say
 from course_lib.loop import LoopResult, run_loop
 from course_lib.paths import workspace_dir
 from course_lib.wire import HttpCapture
@@ -48,9 +54,21 @@ LABELS = {
     "mcp_arguments": "MCP tools/call → params.arguments", "mcp_result": "MCP tools/call → result",
     "function_call_output": "function_call_output (the feedback)", "answer": "the final answer",
 }
+LABELS_ZH = {
+    "input_schema": "MCP tools/list → inputSchema", "parameters": "Responses tools[].parameters",
+    "arguments": "function_call.arguments（JSON 文本）", "parsed": "解析后的对象",
+    "mcp_arguments": "MCP tools/call → params.arguments", "mcp_result": "MCP tools/call → result",
+    "function_call_output": "function_call_output（反馈）", "answer": "最终回答",
+}
 GROUP_TITLES = {"rule": "RULE · the declarations: fixed for the task", "value": "VALUE · this call's input",
                 "result": "RESULT · only after real execution"}
+GROUP_TITLES_ZH = {"rule": "规则 · 声明：任务变了它不变", "value": "值 · 这次调用的输入",
+                   "result": "结果 · 真实执行之后才有"}
+GROUP_NAMES_ZH = {"rule": "规则", "value": "值", "result": "结果"}
+STATUS_ZH = {"first run": "首次运行", "changed": "已变化", "unchanged": "未变化", "not run yet": "尚未运行"}
+"""How each `Panel.status` (and the widget's "not run yet") reads in the zh-CN edition."""
 NOT_EXECUTED = "not executed"
+NOT_EXECUTED_ZH = "未执行"
 ARCHIVE_NOTES = "".join(f"Archived note {i}: it lives on the archive server only.\n" for i in range(1, 9))
 _TOKENS = re.compile(r"\s*(?:\w+|[^\w\s])|\s+")  # a word or a sign, with the spaces before it
 _COLORS = {"rule": "#4b5563", "value": "#b45309", "result": "#047857"}
@@ -60,16 +78,43 @@ _INS = '<ins style="background:#bbf7d0;text-decoration:none">{}</ins>'
 _ARROW = '<span class="explorer-arrow" style="color:#92400e;font-weight:bold"> → </span>'
 
 
+def not_executed() -> str:
+    """NOT_EXECUTED in the edition's language: what a result panel holds when nothing ran."""
+    return say(NOT_EXECUTED, NOT_EXECUTED_ZH)
+
+
+def label(name: str) -> str:
+    """A panel's title, e.g. "the final answer" (最终回答 in the zh-CN edition)."""
+    return say(LABELS[name], LABELS_ZH[name])
+
+
+def group_name(group: str) -> str:
+    """"rule", "value" or "result" as the learner reads it (规则、值、结果 in the zh-CN edition)."""
+    return say(group, GROUP_NAMES_ZH[group])
+
+
+def status_text(status: str) -> str:
+    """A `Panel.status` (or "not run yet") as the learner reads it."""
+    return say(status, STATUS_ZH[status])
+
+
 def compose_request(path: str = DEFAULT_PATH, head: int | None = None, tail: int | None = None,
                     server: str | None = None) -> str:
     """The user's request for one read, e.g. "Show the first 5 lines of /workspace/notes.txt".
+
+    In the zh-CN edition it is Chinese ("显示 /workspace/notes.txt 的前 5 行"), which the offline
+    model reads the same way.
 
     Raises:
         ValueError: both head and tail are set (the tool refuses both at once).
     """
     if head and tail:
-        raise ValueError("set head or tail, not both: read_text_file refuses both at once")
+        raise ValueError(say("set head or tail, not both: read_text_file refuses both at once",
+                             "head 和 tail 只能设一个：read_text_file 拒绝同时给出两者"))
     count = head or tail
+    if say("en", "zh") == "zh":
+        lines = f"{'前' if head else '最后'} {count} 行" if count else "全部内容"
+        return f"显示 {path} 的{lines}" + (f"，使用 {server} 服务器" if server else "")
     lines = f"the {'first' if head else 'last'} {count} line{'s' * (count != 1)} of " if count else "all of "
     return f"Show {lines}{path}" + (f" using the {server} server" if server else "")
 
@@ -108,9 +153,14 @@ def _short(text: str, limit: int = 60) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
+def _pad(text: str, width: int) -> str:
+    """`text` padded with spaces to `width` columns, a CJK character counting as two."""
+    return text + " " * max(0, width - sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text))
+
+
 def _fragment(text: str) -> str:
     shown = text.strip() or text
-    return repr(shown) if len(shown) <= 40 else f"{len(text)} chars"  # the same count the cut <del> shows
+    return repr(shown) if len(shown) <= 40 else say("{n} chars", "{n} 个字符", n=len(text))  # as the cut <del> shows
 
 
 def _json(obj: Any) -> str:
@@ -160,14 +210,15 @@ class Panel:
         changes = [c for c in _changes(diff_segments(self.before or "", self.text)) if c[0] != "="]
         for sign, old, new in sorted(changes, key=lambda c: c[0] != "~"):  # stable: diff order within each kind
             part = (f"{_fragment(old)} → {_fragment(new)}" if sign == "~"
-                    else f"removed {_fragment(old)}" if sign == "-" else f"added {_fragment(new)}")  # fmt: skip
+                    else say("removed {x}", "删除了 {x}", x=_fragment(old)) if sign == "-"
+                    else say("added {x}", "新增了 {x}", x=_fragment(new)))  # fmt: skip
             counts[part] = counts.get(part, 0) + 1
-        parts = [part + (f" (in {n} places)" if n > 1 else "") for part, n in counts.items()]
-        return ", ".join(parts[:limit]) + (" …" if len(parts) > limit else "")
+        parts = [part + (say(" (in {n} places)", "（共 {n} 处）", n=n) if n > 1 else "") for part, n in counts.items()]
+        return say(", ", "，").join(parts[:limit]) + (" …" if len(parts) > limit else "")
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= 60 else f"{text[:40]}… (−{len(text)} chars)"
+    return text if len(text) <= 60 else text[:40] + say("… (−{n} chars)", "…（−{n} 个字符）", n=len(text))
 
 
 def _changes(segments: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
@@ -221,12 +272,21 @@ class Snapshot:
 
     def header(self) -> str:
         """Two lines: the request; then the route, both ids, the real reads and the model requests."""
+        if say("en", "zh") == "zh":
+            ids = " · ".join(f"{name} {p.text}（{status_text(p.status)}）" for name, p in self.ids.items())
+            return (f"第 {self.run} 次运行：{self.request!r}\n{self.route} · {ids} · 真实文件读取 {self.reads}"
+                    f"（{self.reads_delta:+d}） · 模型请求 {self.model_requests}")
         ids = " · ".join(f"{name} {p.text} ({p.status})" for name, p in self.ids.items())
         return (f"run {self.run}: {self.request!r}\n{self.route} · {ids} · real file reads {self.reads} "
                 f"({self.reads_delta:+d}) · model requests {self.model_requests}")
 
     def table(self) -> str:
         """The run as a plain-text table: per panel, what changed or (if nothing did) its value."""
+        if say("en", "zh") == "zh":
+            rows = [self.header(), f"{_pad('组', 7)} {_pad('对象', 21)} {_pad('状态', 10)} 变化 / 当前值"]
+            rows += [f"{_pad(group_name(GROUP_OF[n]), 7)} {n:<21} {_pad(status_text(p.status), 10)} "
+                     f"{p.change() or _short(p.text)}" for n, p in self.panels.items()]  # fmt: skip
+            return "\n".join(rows)
         rows = [self.header(), f"{'group':<7} {'object':<21} {'status':<10} what changed / value now"]
         rows += [f"{GROUP_OF[n]:<7} {n:<21} {p.status:<10} {p.change() or _short(p.text)}" for n, p in self.panels.items()]
         return "\n".join(rows)
@@ -236,12 +296,14 @@ class Snapshot:
 
     def _repr_html_(self) -> str:
         rows = "".join(
-            f"<tr><td>{GROUP_OF[n]}</td><td><code>{n}</code></td><td><b>{p.status}</b></td><td style='text-align:"
+            f"<tr><td>{group_name(GROUP_OF[n])}</td><td><code>{n}</code></td><td><b>{status_text(p.status)}</b></td>"
+            "<td style='text-align:"
             "left'><pre style='margin:0;max-height:9em;overflow:auto;white-space:pre-wrap'>"
             f"{p.diff_html() if p.status == 'changed' else html.escape(_short(p.text, 90))}</pre></td></tr>"
             for n, p in self.panels.items()
         )  # fmt: skip
-        head = "<tr><th>group</th><th>object</th><th>status</th><th style='text-align:left'>diff / value now</th></tr>"
+        head = say("<tr><th>group</th><th>object</th><th>status</th><th style='text-align:left'>diff / value now</th></tr>",
+                   "<tr><th>组</th><th>对象</th><th>状态</th><th style='text-align:left'>差异 / 当前值</th></tr>")
         return f"<p>{html.escape(self.header()).replace(chr(10), '<br>')}</p><table>{head}{rows}</table>"
 
 
@@ -297,7 +359,8 @@ class Explorer:
             ValueError: both head and tail, or a server other than `fs` without `two_servers`.
         """
         if server != "fs" and not two_servers:
-            raise ValueError(f"the {server!r} server is connected only when two_servers=True")
+            raise ValueError(say("the {server!r} server is connected only when two_servers=True",
+                                 "只有在 two_servers=True 时才连接 {server!r} 服务器", server=server))
         text = request or compose_request(OUTSIDE_PATH if outside else path, head, tail, server if two_servers else None)
         host, reads, sent = self.host(two_servers), self.reads, len(self.wire.exchanges)
         if parse_only:  # the very request run_loop would send first, and nothing after it
@@ -310,14 +373,18 @@ class Explorer:
             first = loop.responses[0]
         call = next((item for item in first.output if item.type == "function_call"), None)
         if call is None:
-            texts = dict.fromkeys(PANELS, "no call: the model answered in text") | {"answer": first.output_text}
-            ids, route = {"call_id": "none", "mcp_id": "none"}, "no tool call"
+            texts = dict.fromkeys(PANELS, say("no call: the model answered in text", "没有调用：模型直接用文本回答"))
+            texts["answer"] = first.output_text
+            none = say("none", "无")
+            ids, route = {"call_id": none, "mcp_id": none}, say("no tool call", "没有工具调用")
         else:
             texts, ids, route = self._texts(host, call, self.wire.exchanges[sent].request["tools"], loop)
             texts["answer"] = (
-                f"{NOT_EXECUTED}: nothing ran, so there is nothing to answer from" if loop is None
-                else "not answered: the result was never sent back, so the model was not asked again"
-                if not send_back else loop.answer or f"no answer ({loop.reason})"
+                say("{x}: nothing ran, so there is nothing to answer from", "{x}：什么也没有运行，所以没有可依据的内容来回答",
+                    x=not_executed()) if loop is None
+                else say("not answered: the result was never sent back, so the model was not asked again",
+                         "没有回答：结果从未发回，所以模型没有被再次请求")
+                if not send_back else loop.answer or say("no answer ({reason})", "没有回答（{reason}）", reason=loop.reason)
             )  # fmt: skip
         before = self.last
         self.last = Snapshot(
@@ -345,22 +412,26 @@ class Explorer:
             parsed = parse_arguments_text(call.arguments)
             texts["parsed"] = f"{type(parsed).__name__} {parsed!r}"
             validate_read_args(parsed)
-            texts["parsed"] += "\n✓ valid against the rule (inputSchema)"
+            texts["parsed"] += say("\n✓ valid against the rule (inputSchema)", "\n✓ 符合规则（inputSchema）")
         except ArgumentsError as error:
-            texts["parsed"] = texts.get("parsed", "not parsed") + f"\n✗ {error.message}"
-        line = f"model called {call.name} → server {route.server}, tool {route.tool}"
+            texts["parsed"] = texts.get("parsed", say("not parsed", "未能解析")) + f"\n✗ {error.message}"
+        line = say("model called {name} → server {server}, tool {tool}", "模型调用 {name} → 服务器 {server}，工具 {tool}",
+                   name=call.name, server=route.server, tool=route.tool)
         link = next((t for t in loop.trace if t.call_id == call.call_id), None) if loop else None
         feedback = next((i for i in loop.context if i.get("type") == "function_call_output"
                          and i["call_id"] == call.call_id), None) if loop else None
-        texts["function_call_output"] = _json(feedback) if feedback else NOT_EXECUTED
+        texts["function_call_output"] = _json(feedback) if feedback else not_executed()
         if link is None or link.mcp_id is None:  # parse only, or the app refused before sending
-            texts["mcp_arguments"] = "not sent (parse only: no tools/call)" if loop is None else "not sent"
-            texts["mcp_result"] = NOT_EXECUTED
-            return texts, {"call_id": call.call_id, "mcp_id": "not sent"}, line
+            not_sent = say("not sent", "未发送")
+            texts["mcp_arguments"] = say("not sent (parse only: no tools/call)", "未发送（仅解析：没有 tools/call）") \
+                if loop is None else not_sent
+            texts["mcp_result"] = not_executed()
+            return texts, {"call_id": call.call_id, "mcp_id": not_sent}, line
         exchange = next(e for e in connection.exchanges("tools/call") if e.id == link.mcp_id)
         texts["mcp_arguments"] = _json(exchange.request["params"]["arguments"])
         texts["mcp_result"] = _json(exchange.response.get("result", exchange.response.get("error")))
-        return texts, {"call_id": call.call_id, "mcp_id": f"{exchange.id} on {route.server}"}, line
+        mcp_id = say("{id} on {server}", "{server} 上的 {id}", id=exchange.id, server=route.server)
+        return texts, {"call_id": call.call_id, "mcp_id": mcp_id}, line
 
     def close(self) -> None:
         """Close the hosts and remove the archive server's temporary folder."""
@@ -381,11 +452,12 @@ def _panel_html(name: str, panel: Panel | None) -> str:
     status, color = panel.status if panel else "not run yet", _COLORS[GROUP_OF[name]]
     note = (f'<div class="explorer-change" style="font-size:11px;line-height:1.3;color:#92400e">'
             f'{html.escape(panel.change())}</div>') if panel else ""
+    shown = status_text(status)
     height = "none" if GROUP_OF[name] == "rule" else "260px"  # a rule is shown whole: `head` is at its end
     return (f'<div style="border:1px solid #d1d5db;border-left:4px solid {color};border-radius:4px;padding:3px 6px;'
             'margin:0 0 6px"><div style="display:flex;justify-content:space-between;gap:6px"><b style="font-size:'
-            f'12px">{html.escape(LABELS[name])}</b><span class="explorer-status" style="background:{_BADGES[status]};'
-            f'border-radius:8px;padding:0 7px;font-size:11px">{status}</span></div>{note}<pre style="margin:3px 0 0;'
+            f'12px">{html.escape(label(name))}</b><span class="explorer-status" style="background:{_BADGES[status]};'
+            f'border-radius:8px;padding:0 7px;font-size:11px">{shown}</span></div>{note}<pre style="margin:3px 0 0;'
             f'max-height:{height};overflow:auto;white-space:pre-wrap;word-break:break-word;font-size:11px;line-height:'
             f'1.3">{panel.diff_html() if panel else ""}</pre></div>')
 
@@ -404,27 +476,29 @@ class ExplorerWidget(widgets.VBox):
         self.explorer = explorer or Explorer()
         self.snapshot: Snapshot | None = None
         self.inputs: dict[str, widgets.ValueWidget] = {
-            "request": widgets.Text(description="request", placeholder="empty: built from path, head and tail",
-                                    layout=widgets.Layout(width="95%")),
+            "request": widgets.Text(description=say("request", "请求"), layout=widgets.Layout(width="95%"),
+                                    placeholder=say("empty: built from path, head and tail",
+                                                    "留空：由 path、head 和 tail 生成")),
             "path": widgets.Text(DEFAULT_PATH, description="path"),
-            "head": widgets.BoundedIntText(20, min=0, max=10_000, description="head (0: none)"),
-            "tail": widgets.BoundedIntText(0, min=0, max=10_000, description="tail (0: none)"),
-            "server": widgets.Dropdown(options=["fs", "arch"], description="server", disabled=True),
-            "parse_only": widgets.Checkbox(False, description="parse only, don't execute"),
-            "dont_send_back": widgets.Checkbox(False, description="don't send the result back"),
-            "outside": widgets.Checkbox(False, description="path outside the workspace"),
-            "two_servers": widgets.Checkbox(False, description="two servers, same tool name"),
+            "head": widgets.BoundedIntText(20, min=0, max=10_000, description=say("head (0: none)", "head（0：不设）")),
+            "tail": widgets.BoundedIntText(0, min=0, max=10_000, description=say("tail (0: none)", "tail（0：不设）")),
+            "server": widgets.Dropdown(options=["fs", "arch"], description=say("server", "服务器"), disabled=True),
+            "parse_only": widgets.Checkbox(False, description=say("parse only, don't execute", "仅解析，不执行")),
+            "dont_send_back": widgets.Checkbox(False, description=say("don't send the result back", "不把结果发回")),
+            "outside": widgets.Checkbox(False, description=say("path outside the workspace", "工作区之外的路径")),
+            "two_servers": widgets.Checkbox(False, description=say("two servers, same tool name", "两个服务器，同一个工具名")),
         }  # fmt: skip
         for name, control in self.inputs.items():
             control.style.description_width = "initial"
             control.add_class(f"explorer-input-{name}")
         self.inputs["two_servers"].observe(lambda c: setattr(self.inputs["server"], "disabled", not c.new), "value")
-        self.button = widgets.Button(description="Run", button_style="primary", icon="play").add_class("explorer-run")
+        self.button = widgets.Button(description=say("Run", "运行"), button_style="primary", icon="play")
+        self.button.add_class("explorer-run")
         self.button.on_click(self._clicked)
-        self.summary = widgets.HTML("not run yet").add_class("explorer-summary")
+        self.summary = widgets.HTML(status_text("not run yet")).add_class("explorer-summary")
         self.panels = {n: widgets.HTML(_panel_html(n, None)).add_class(f"explorer-panel-{n}") for n in PANELS}
         columns = [widgets.VBox([widgets.HTML(f'<div style="font-weight:bold;color:{_COLORS[g]};border-bottom:2px '
-                                              f'solid {_COLORS[g]}">{GROUP_TITLES[g]}</div>'),
+                                              f'solid {_COLORS[g]}">{say(GROUP_TITLES[g], GROUP_TITLES_ZH[g])}</div>'),
                                  *(self.panels[n] for n in names)], layout=widgets.Layout(width="33%"))
                    for g, names in GROUPS.items()]  # fmt: skip
         toggles = [self.inputs[n] for n in ("parse_only", "dont_send_back", "outside", "two_servers")]
@@ -448,18 +522,37 @@ class ExplorerWidget(widgets.VBox):
         """
         snap = self.snapshot = self.explorer.run(**self.values())
         ids = "".join(f" · {n.replace('mcp_id', 'MCP id')} <code>{html.escape(p.text)}</code> <span style='"
-                      f"background:{_BADGES[p.status]};padding:0 5px'>{p.status}</span>" for n, p in snap.ids.items())
-        self.summary.value = (f"<b>run {snap.run}</b>: {html.escape(snap.request)}<br>{html.escape(snap.route)}{ids}"
-                              f" · real file reads <b>{snap.reads}</b> ({snap.reads_delta:+d}) · model requests "
-                              f"{snap.model_requests}")
+                      f"background:{_BADGES[p.status]};padding:0 5px'>{status_text(p.status)}</span>"
+                      for n, p in snap.ids.items())  # fmt: skip
+        self.summary.value = say(
+            "<b>run {run}</b>: {request}<br>{route}{ids} · real file reads <b>{reads}</b> ({delta}) · model requests {asked}",
+            "<b>第 {run} 次运行</b>：{request}<br>{route}{ids} · 真实文件读取 <b>{reads}</b>（{delta}） · 模型请求 {asked}",
+            run=snap.run, request=html.escape(snap.request), route=html.escape(snap.route), ids=ids, reads=snap.reads,
+            delta=f"{snap.reads_delta:+d}", asked=snap.model_requests,
+        )  # fmt: skip
         for name, widget in self.panels.items():
             widget.value = _panel_html(name, snap.panels[name])
         return snap
 
+    def set(self, **values: Any) -> None:
+        """Put every input at its default, then the given ones at `values` (nothing runs).
+
+        `ui.set(head=5, parse_only=True)` states one experiment's inputs in full, so a cell gives
+        the same run whatever was typed or ticked in the widget before it.
+
+        Raises:
+            ValueError: a name that is not one of `inputs`.
+        """
+        unknown = sorted(set(values) - set(self.inputs))
+        if unknown:
+            raise ValueError(say("no input named {names}; the inputs are: {inputs}", "没有名为 {names} 的输入；输入有：{inputs}",
+                                 names=", ".join(unknown), inputs=", ".join(self.inputs)))
+        for name, control in self.inputs.items():
+            control.value = values.get(name, self.DEFAULTS.get(name, False))
+
     def reset(self) -> Snapshot:
         """Put every input back to its default and run once: the baseline for the next change."""
-        for name, control in self.inputs.items():
-            control.value = self.DEFAULTS.get(name, False)
+        self.set()
         return self.run()
 
     def _clicked(self, _button: widgets.Button) -> None:
@@ -470,5 +563,6 @@ class ExplorerWidget(widgets.VBox):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = super()._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = "ExplorerWidget (interactive in a live Jupyter kernel; the tables below show each run)"
+        bundle["text/plain"] = say("ExplorerWidget (interactive in a live Jupyter kernel; the tables below show each run)",
+                                   "ExplorerWidget（在运行中的 Jupyter 内核里可以交互；下面的表格显示每次运行）")
         return bundle

@@ -424,7 +424,21 @@ def build_server(workspace: Workspace, name: str = "files") -> Server:
             structured_content={"path": shown, "text": text, "lines": count_lines(text)},
         )
 
-    return Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    return without_tracing(Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool))
+
+
+def without_tracing(server: Server) -> Server:
+    """Drop the SDK's per-message OpenTelemetry span from `server`, unless `COURSE_OTEL=1`.
+
+    mcp 2.x puts an `OpenTelemetryMiddleware` in every low-level `Server.middleware` ("a no-op until
+    an OTel exporter is installed. Drop it from this list to opt out", `mcp/server/lowlevel/server.py`).
+    The course exports no traces, yet the span, its attributes and the trace-context extraction
+    run for every message: about a sixth of the server's CPU per `tools/call` (benchmarks/README.md,
+    benchmark 1). A learner who installs an exporter to watch the spans sets `COURSE_OTEL=1`.
+    """
+    if os.environ.get("COURSE_OTEL") != "1":
+        server.middleware = [m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"]
+    return server
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -52,7 +52,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from course_lib.arguments import ArgumentsError, JsonIntOrNone, quote, validate_arguments
-from course_lib.fs_server import MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace, error_result
+from course_lib.fs_server import MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace, error_result, without_tracing
 from course_lib.nofollow import read_inside, refusal
 from course_lib.records import Database, StoreError
 from course_lib.stdio import serve_stdio
@@ -505,7 +505,7 @@ def notes_server(kb: KnowledgeBase, name: str = "notes") -> Server:
         text = json.dumps(data, ensure_ascii=False)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=data)
 
-    return Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    return without_tracing(Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool))
 
 
 def build_notes_server(root: Path | None = None, gaps_dir: Path | None = None, *, name: str = "notes") -> Server:

@@ -13,24 +13,28 @@ and fd 1, and while serving fd 0 reads the null device and fd 1 goes to stderr, 
 exit.
 
 The fast path needs asyncio on POSIX with stdin and stdout both pipes or sockets, which is how
-every MCP host starts a server. Anything else (Windows, trio, a terminal, a file redirect) gets
-the SDK's own transport unchanged.
+every MCP host starts a server. Anything else (Windows, trio, a terminal, a file redirect) gets the
+portable path: the same private duplicates, read and written by worker threads as the SDK's own
+transport does (`anyio.wrap_file`), with the same check of every line. `COURSE_STDIO=threads`
+forces the portable path (tests run the frame table through both).
 
 Every frame is answered as JSON-RPC 2.0 and MCP say (`check_frame`): the SDK drops a line it
-cannot parse (it logs it at DEBUG and the sender waits forever), so on the pipe path each line is
-checked first, and a malformed one is answered here (-32700, -32600 or -32602, as a
-`JSONRPCError`) and never forwarded. On the SDK's own transport `_Answering` answers from the
-SDK's parse error instead. A malformed notification gets no answer, as the spec says, but a line
-on stderr. tests/test_stdio_frames.py holds the table of cases.
+cannot parse (it logs it at DEBUG and the sender waits forever), so on both paths each line is
+checked first as bytes, and a malformed one is answered here (-32700, -32600 or -32602, as a
+`JSONRPCError`) and never forwarded. A malformed notification gets no answer, as the spec says, but
+a line on stderr. `_Answering` answers from the SDK's own parse error should the two ever disagree.
+tests/test_stdio_frames.py holds the table of cases.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import stat
 import sys
+import typing
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -57,8 +61,8 @@ async def serve_stdio(server: Server) -> None:
 
 
 def fast_path_available() -> bool:
-    """True when `serve_stdio` would use the event-loop pipes rather than the SDK's threads."""
-    if sys.platform == "win32":
+    """True when `serve_stdio` would use the event-loop pipes rather than worker threads."""
+    if sys.platform == "win32" or os.environ.get("COURSE_STDIO") == "threads":
         return False
     try:
         asyncio.get_running_loop()
@@ -195,10 +199,9 @@ class _Answering:
     """The session's read stream, answering what the SDK's transport could not parse.
 
     The SDK's `stdio_server` puts a line it cannot validate on the stream as its pydantic
-    `ValidationError`, whose errors carry the frame (or, for broken JSON, the text). On the pipe
-    path `check_frame` has answered those already, so this only catches a disagreement; on the
-    SDK's own transport (no pipes) it is what answers them. There it cannot see NaN, invalid UTF-8
-    (replaced) or a forbidden id (dropped with the unknown members) as the pipe path does.
+    `ValidationError`, whose errors carry the frame (or, for broken JSON, the text). `check_frame`
+    has answered those already on both paths, so this only catches a disagreement between the
+    two parsers (a later SDK that is stricter than `check_frame`).
     """
 
     def __init__(self, inner: Any, write_stream: Any) -> None:
@@ -270,10 +273,10 @@ def _verdict_for(refused: Exception) -> Verdict:
 
 class _Lines:
     """`async for line in ...` over the protocol's stdin, as `stdio_server` reads its own, but every
-    line is checked first (`check_frame`): a malformed one is answered here and never forwarded."""
+    line is checked first (`check_frame`): a malformed one is answered here and never forwarded.
+    Subclasses say how the next line is read."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: _Writer) -> None:
-        self._reader = reader
+    def __init__(self, writer: _Writer | _ThreadWriter) -> None:
         self._writer = writer
 
     def __aiter__(self) -> _Lines:
@@ -297,6 +300,17 @@ class _Lines:
         Raises:
             StopAsyncIteration: at the end of stdin.
         """
+        raise NotImplementedError
+
+
+class _PipeLines(_Lines):
+    """Lines from an asyncio pipe transport (the fast path)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: _Writer) -> None:
+        super().__init__(writer)
+        self._reader = reader
+
+    async def _readline(self) -> bytes | None:
         try:
             line = await self._reader.readuntil(b"\n")
         except asyncio.IncompleteReadError as end:  # the end of stdin; maybe a last line without "\n"
@@ -314,6 +328,26 @@ class _Lines:
                 except asyncio.LimitOverrunError as more:
                     over = more
         return line
+
+
+class _ThreadLines(_Lines):
+    """Lines from a binary file read by worker threads (the portable path)."""
+
+    def __init__(self, stdin: typing.BinaryIO, writer: _ThreadWriter) -> None:
+        super().__init__(writer)
+        self._stdin = stdin
+
+    async def _readline(self) -> bytes | None:
+        # abandon_on_cancel: a stop (Ctrl-C, the host cancelling) does not wait for the next line;
+        # the thread may stay blocked on the descriptor, which is why it is never closed (closefd=False).
+        line = await anyio.to_thread.run_sync(self._stdin.readline, _LINE_LIMIT + 1, abandon_on_cancel=True)
+        if not line:
+            raise StopAsyncIteration
+        if len(line) <= _LINE_LIMIT or line.endswith(b"\n"):
+            return line
+        while line and not line.endswith(b"\n"):  # drop the rest of the overlong line, a piece at a time
+            line = await anyio.to_thread.run_sync(self._stdin.readline, 1024 * 1024, abandon_on_cancel=True)
+        return None
 
 
 class _Writer(asyncio.Protocol):
@@ -351,17 +385,54 @@ class _Writer(asyncio.Protocol):
             raise self._lost
 
 
+class _ThreadWriter:
+    """`await write(text)` / `await flush()` on a text file by worker threads, one at a time: the
+    session's writer and the checker's answers never interleave inside a line."""
+
+    def __init__(self, stdout: anyio.AsyncFile[str]) -> None:
+        self._stdout = stdout
+        self._lock = anyio.Lock()
+
+    async def write(self, text: str) -> None:
+        async with self._lock:
+            await self._stdout.write(text)
+
+    async def flush(self) -> None:
+        async with self._lock:
+            await self._stdout.flush()
+
+
 @asynccontextmanager
 async def _pipe_streams() -> AsyncIterator[tuple[Any, Any]]:
-    """Yield `(stdin, stdout)` for `stdio_server`: event-loop pipes, or `(None, None)` for the SDK's."""
-    if not fast_path_available():
-        logger.debug("stdio: the SDK's thread-wrapped stdin/stdout")
-        yield None, None
-        return
-    logger.debug("stdio: event-loop pipes")
-    loop = asyncio.get_running_loop()
+    """Yield `(stdin, stdout)` for `stdio_server`: event-loop pipes, or worker threads on the same
+    private duplicates where pipes cannot be used.
+
+    Raises:
+        OSError: fd 0 or fd 1 is not open (there is no stdio to serve).
+    """
+    fast = fast_path_available()  # asked before the claim moves fd 0 and fd 1
     sys.stdout.flush()  # anything printed before serving belongs before the protocol
     wire_in, wire_out = _claim(0, os.O_RDONLY), _claim(1, os.O_WRONLY)
+    try:
+        if fast:
+            logger.debug("stdio: event-loop pipes")
+            async with _event_loop_streams(wire_in, wire_out) as streams:
+                yield streams
+        else:
+            logger.debug("stdio: worker-thread stdin/stdout, every line checked")
+            stdin = os.fdopen(wire_in, "rb", closefd=False)
+            stdout = anyio.wrap_file(io.TextIOWrapper(os.fdopen(wire_out, "wb", closefd=False), encoding="utf-8"))
+            writer = _ThreadWriter(stdout)
+            yield _ThreadLines(stdin, writer), writer
+    finally:
+        sys.stdout.flush()  # a stray print still in Python's buffer goes to stderr, with the others
+        _release(0, wire_in)
+        _release(1, wire_out)
+
+
+@asynccontextmanager
+async def _event_loop_streams(wire_in: int, wire_out: int) -> AsyncIterator[tuple[Any, Any]]:
+    loop = asyncio.get_running_loop()
     read_transport = write_transport = None
     try:
         reader = asyncio.StreamReader(limit=_LINE_LIMIT)
@@ -369,21 +440,21 @@ async def _pipe_streams() -> AsyncIterator[tuple[Any, Any]]:
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0, closefd=False))
         write_transport, writer = await loop.connect_write_pipe(
             _Writer, os.fdopen(wire_out, "wb", buffering=0, closefd=False))
-        yield _Lines(reader, writer), writer
+        yield _PipeLines(reader, writer), writer
     finally:
         for transport in (read_transport, write_transport):
             if transport is not None:
                 transport.close()
-        sys.stdout.flush()  # a stray print still in Python's buffer goes to stderr, with the others
-        _release(0, wire_in)
-        _release(1, wire_out)
 
 
 def _claim(fd: int, mode: int) -> int:
     """Move the protocol off `fd` to a private duplicate; point `fd` at stderr (1) or /dev/null (0)."""
-    import fcntl  # POSIX only, like this whole path
+    if sys.platform == "win32":  # no fcntl; a duplicate there is not inherited by children anyway
+        private = os.dup(fd)
+    else:
+        import fcntl
 
-    private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
     diversion = os.dup(2) if fd == 1 else os.open(os.devnull, mode)
     os.dup2(diversion, fd)
     os.close(diversion)
@@ -392,6 +463,7 @@ def _claim(fd: int, mode: int) -> int:
 
 def _release(fd: int, private: int) -> None:
     """Put the protocol's descriptor back on `fd`, blocking again as it was."""
-    os.set_blocking(private, True)  # the pipe transports made it non-blocking
+    if sys.platform != "win32":  # only the POSIX fast path makes it non-blocking
+        os.set_blocking(private, True)
     os.dup2(private, fd)
     os.close(private)

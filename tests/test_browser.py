@@ -3,7 +3,8 @@
 The test starts JupyterLab on a free loopback port over a temporary copy of notebook 08, runs
 every cell, changes `head` from 20 to 5 in the rendered widget (the real <input>), presses Run,
 and reads the panels' status texts from the page. A screenshot of the explorer is saved to
-`test-artifacts/explorer.png`.
+`test-artifacts/explorer.png`. The same test runs the 简体中文 twin (`notebooks/zh-CN/`, where the
+kernel speaks Chinese) and reads the Chinese labels (`test-artifacts/explorer-zh-CN.png`).
 
 Chromium is Debian's (`apt-get install chromium`); a browser is never downloaded. Without it (or
 without playwright) the test is skipped, except in CI (`CI=true`), where it fails.
@@ -24,6 +25,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +39,15 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
 BASELINE = "Show the first 20 lines of /workspace/notes.txt"
+EDITIONS = {  # what each edition's page says: folder, requests, statuses, the run counter, a change note
+    "en": {"folder": "notebooks", "baseline": BASELINE, "after": "Show the first 5 lines of /workspace/notes.txt",
+           "unchanged": "unchanged", "changed": "changed", "run": r"run (\d+)", "run_js": "`run ${n}:`",
+           "removed": "'20' → '5', removed ", "removal": "removed", "more_reads": "(+1)", "screenshot": SCREENSHOT},
+    "zh-CN": {"folder": "notebooks/zh-CN", "baseline": "显示 /workspace/notes.txt 的前 20 行",
+              "after": "显示 /workspace/notes.txt 的前 5 行", "unchanged": "未变化", "changed": "已变化",
+              "run": r"第 (\d+) 次运行", "run_js": "`第 ${n} 次运行`", "removed": "'20' → '5'，删除了 ",
+              "removal": "删除了", "more_reads": "（+1）", "screenshot": SCREENSHOT.with_name("explorer-zh-CN.png")},
+}  # fmt: skip
 STARTUP_SECONDS = 90
 STEP_MS = 120_000  # any single browser step (run all cells is the longest)
 
@@ -78,12 +89,18 @@ def _stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
+@pytest.fixture(params=list(EDITIONS))
+def edition(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """One edition of notebook 08: the English, then the zh-CN twin."""
+    return EDITIONS[request.param]
+
+
 @pytest.fixture
-def lab(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """A JupyterLab server over a copy of notebook 08; yields (base URL, token)."""
+def lab(tmp_path: Path, edition: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """A JupyterLab server over a copy of notebook 08 (in its edition's folder); yields (base URL, token)."""
     root = tmp_path / "root"
-    (root / "notebooks").mkdir(parents=True)
-    shutil.copy(REPO / "notebooks" / NOTEBOOK, root / "notebooks" / NOTEBOOK)
+    (root / edition["folder"]).mkdir(parents=True)
+    shutil.copy(REPO / edition["folder"] / NOTEBOOK, root / edition["folder"] / NOTEBOOK)
     port, token = _free_port(), secrets.token_hex(16)
     # No "Jupyter news?" toast over the widget (and no request for news): disable that plugin.
     (tmp_path / "config" / "labconfig").mkdir(parents=True)
@@ -129,11 +146,11 @@ def _statuses(explorer) -> dict[str, str]:
             for names in GROUPS.values() for name in names}
 
 
-def _run_number(explorer) -> int:
-    return int(re.search(r"run (\d+)", explorer.locator(".explorer-summary").inner_text()).group(1))
+def _run_number(explorer, edition: dict[str, Any]) -> int:
+    return int(re.search(edition["run"], explorer.locator(".explorer-summary").inner_text()).group(1))
 
 
-def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str]) -> None:
+def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition: dict[str, Any]) -> None:
     from playwright.sync_api import sync_playwright
 
     url, token = lab
@@ -143,7 +160,7 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str]) -> None
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1300})
             page.set_default_timeout(STEP_MS)
-            page.goto(f"{url}/lab/tree/notebooks/{NOTEBOOK}?token={token}", wait_until="domcontentloaded")
+            page.goto(f"{url}/lab/tree/{edition['folder']}/{NOTEBOOK}?token={token}", wait_until="domcontentloaded")
             # The app object exists once JupyterLab has started (expose_app_in_browser).
             page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext")
             page.evaluate("""async () => {
@@ -155,22 +172,23 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str]) -> None
             page.wait_for_function(f"""() => {{
                 const last = [...document.querySelectorAll('.explorer')].at(-1);
                 return last?.querySelector('.explorer-input-head input')?.value === '20'
-                    && last.querySelector('.explorer-summary').innerText.includes({json.dumps(BASELINE)});
+                    && last.querySelector('.explorer-summary').innerText.includes({json.dumps(edition["baseline"])});
             }}""")
             explorer = page.locator(".explorer").last
             explorer.evaluate("element => element.scrollIntoView({block: 'center'})")  # clear of the toolbar
-            before = _run_number(explorer)
+            before = _run_number(explorer, edition)
             head = explorer.locator(".explorer-input-head input")
             head.fill("5")
             head.press("Tab")  # the widget takes the value on "change"
             explorer.locator("button.explorer-run").click()
             page.wait_for_function(
-                "n => [...document.querySelectorAll('.explorer .explorer-summary')].at(-1).innerText.includes(`run ${n}:`)",
+                "n => [...document.querySelectorAll('.explorer .explorer-summary')].at(-1).innerText.includes("
+                + edition["run_js"] + ")",
                 arg=before + 1,
             )  # fmt: skip
             statuses = _statuses(explorer)
             SCREENSHOT.parent.mkdir(exist_ok=True)
-            explorer.screenshot(path=str(SCREENSHOT))
+            explorer.screenshot(path=str(edition["screenshot"]))
             arguments_inserted = explorer.locator(".explorer-panel-arguments ins").inner_text()
             arguments_removed = explorer.locator(".explorer-panel-arguments del").inner_text()
             arguments_shown = explorer.locator(".explorer-panel-arguments pre").inner_text()
@@ -183,12 +201,12 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str]) -> None
             summary = explorer.locator(".explorer-summary").inner_text()
         finally:
             browser.close()
-    assert {statuses[name] for name in GROUPS["rule"]} == {"unchanged"}, statuses
-    assert {statuses[name] for name in GROUPS["value"] + GROUPS["result"]} == {"changed"}, statuses
+    assert {statuses[name] for name in GROUPS["rule"]} == {edition["unchanged"]}, statuses
+    assert {statuses[name] for name in GROUPS["value"] + GROUPS["result"]} == {edition["changed"]}, statuses
     assert (arguments_removed, arguments_inserted) == ("20", "5")
     assert '"head":20 → 5}' in arguments_shown  # regression: the page read "head":205
     assert changes["arguments"] == changes["mcp_arguments"] == "'20' → '5'"
-    assert changes["mcp_result"].startswith("'20' → '5', removed ") and changes["mcp_result"].count("removed") == 1
+    assert changes["mcp_result"].startswith(edition["removed"]) and changes["mcp_result"].count(edition["removal"]) == 1
     assert rules_cut == {name: False for name in GROUPS["rule"]} and all('"head"' in t for t in rules_text)
-    assert "Show the first 5 lines of /workspace/notes.txt" in summary
-    assert "(+1)" in summary  # one more real file read
+    assert edition["after"] in summary
+    assert edition["more_reads"] in summary  # one more real file read

@@ -4,6 +4,7 @@ import html
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -205,3 +206,148 @@ def test_widget_shows_a_refused_input_instead_of_raising(explorer):
     ui.button.click()
     assert "ValueError: set head or tail, not both" in ui.summary.value
     assert ui.snapshot is None
+
+
+def test_set_states_every_input_whatever_was_clicked_before(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.inputs["request"].value = "Hello there"  # what a learner may have typed and ticked
+    for name in ("parse_only", "dont_send_back", "outside", "two_servers"):
+        ui.inputs[name].value = True
+    ui.inputs["tail"].value = 4
+    ui.set(head=5, parse_only=True)
+    assert ui.values() == {"request": None, "path": "/workspace/notes.txt", "head": 5, "tail": None, "server": "fs",
+                           "two_servers": False, "outside": False, "parse_only": True, "send_back": True}
+    assert ui.inputs["server"].disabled  # two servers off again, so the server cannot be picked
+    with pytest.raises(ValueError, match="no input named heads"):
+        ui.set(heads=5)
+
+
+# ---- the zh-CN edition: the same runs, what the learner reads in Chinese ------------------------
+
+
+@pytest.fixture
+def zh(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+
+
+def test_compose_request_in_chinese(zh):
+    assert compose_request(head=5) == "显示 /workspace/notes.txt 的前 5 行"
+    assert compose_request("/workspace/todo.md", tail=2) == "显示 /workspace/todo.md 的最后 2 行"
+    assert compose_request(head=None) == "显示 /workspace/notes.txt 的全部内容"
+    assert compose_request(head=1, server="arch") == "显示 /workspace/notes.txt 的前 1 行，使用 arch 服务器"
+    with pytest.raises(ValueError, match="head 和 tail 只能设一个"):
+        compose_request(head=3, tail=3)
+
+
+def test_chinese_runs_move_the_same_objects_as_the_english(zh, explorer):
+    explorer.run(head=20)
+    snap = explorer.run(head=5)
+    assert snap.request == "显示 /workspace/notes.txt 的前 5 行"
+    assert snap.unchanged == RULES and snap.changed == VALUES | RESULTS  # statuses stay the keys code compares
+    assert snap.panels["arguments"].text == '{"path":"/workspace/notes.txt","head":5}'  # the same call
+    assert snap.panels["answer"].text.startswith("以下是 /workspace/notes.txt 的前 5 行")
+    assert re.fullmatch(r"'20' → '5'，删除了 \d+ 个字符（共 2 处）", snap.panels["mcp_result"].change())
+    assert snap.route == "模型调用 fs__read_text_file → 服务器 fs，工具 read_text_file"
+    assert snap.ids["mcp_id"].text == "fs 上的 4"
+    table = snap.table()
+    assert table.startswith("第 2 次运行：'显示 /workspace/notes.txt 的前 5 行'\n")
+    assert "真实文件读取 2（+1） · 模型请求 2" in table
+    assert "组      对象                  状态       变化 / 当前值" in table  # CJK counts two columns
+    assert "值      arguments             已变化     '20' → '5'" in table
+    assert "规则    input_schema          未变化" in table
+    assert "<th>组</th><th>对象</th><th>状态</th>" in snap._repr_html_()
+
+
+def test_chinese_panels_say_what_did_not_happen(zh, explorer):
+    explorer.run(head=5)
+    snap = explorer.run(head=5, parse_only=True)
+    assert snap.panels["parsed"].text.endswith("\n✓ 符合规则（inputSchema）")
+    assert snap.panels["mcp_arguments"].text == "未发送（仅解析：没有 tools/call）"
+    assert snap.panels["mcp_result"].text == snap.panels["function_call_output"].text == "未执行"
+    assert snap.panels["answer"].text.startswith("未执行：")
+    assert snap.ids["mcp_id"].text == "未发送" and snap.reads_delta == 0
+    snap = explorer.run(head=5, send_back=False)
+    assert snap.panels["answer"].text == "没有回答：结果从未发回，所以模型没有被再次请求"
+    assert explorer.run("你好").panels["arguments"].text == "没有调用：模型直接用文本回答"
+
+
+def test_chinese_widget_labels_statuses_and_fallback(zh, explorer):
+    ui = ExplorerWidget(explorer)
+    assert ui.summary.value == "尚未运行" and ">尚未运行</span>" in ui.panels["answer"].value
+    assert ui.button.description == "运行"
+    assert ui.inputs["parse_only"].description == "仅解析，不执行"
+    assert ui.inputs["dont_send_back"].description == "不把结果发回"
+    assert ui.inputs["outside"].description == "工作区之外的路径"
+    assert ui.inputs["two_servers"].description == "两个服务器，同一个工具名"
+    assert "规则 · 声明" in ui.children[-1].children[0].children[0].value
+    ui.run()
+    ui.set(head=5)
+    ui.button.click()
+    assert ">最终回答</b>" in ui.panels["answer"].value and ">已变化</span>" in ui.panels["answer"].value
+    assert ">未变化</span>" in ui.panels["parameters"].value
+    assert ui.summary.value.startswith("<b>第 2 次运行</b>：显示 /workspace/notes.txt 的前 5 行<br>")
+    assert "真实文件读取 <b>2</b>（+1） · 模型请求 2" in ui.summary.value
+    assert ui._repr_mimebundle_()["text/plain"].startswith("ExplorerWidget（在运行中的 Jupyter 内核里可以交互")
+    ui.set(head=3, tail=3)
+    ui.button.click()
+    assert "ValueError: head 和 tail 只能设一个" in ui.summary.value
+
+
+def test_the_english_summary_is_unchanged(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.run()
+    assert re.fullmatch(r"<b>run 1</b>: Show the first 20 lines of /workspace/notes.txt<br>model called "
+                        r"fs__read_text_file → server fs, tool read_text_file · call_id <code>call_\w+</code> <span "
+                        r"style='background:#dbeafe;padding:0 5px'>first run</span> · MCP id <code>3 on fs</code> "
+                        r"<span style='background:#dbeafe;padding:0 5px'>first run</span> · real file reads <b>1</b> "
+                        r"\(\+1\) · model requests 2", ui.summary.value), ui.summary.value
+
+
+# ---- notebook 08 itself: its cells do not depend on what the learner clicked --------------------
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def _learner_clicks(ui: ExplorerWidget) -> None:
+    """What a learner may do in the displayed widget between two cells: odd inputs, Run, more inputs."""
+    ui.inputs["request"].value = "Show the last 2 lines of /workspace/todo.md"
+    for name in ("parse_only", "outside", "two_servers"):
+        ui.inputs[name].value = True
+    ui.inputs["server"].value = "arch"
+    ui.button.click()  # a real run with all of that
+    ui.inputs["request"].value = ""
+    ui.inputs["tail"].value = 3  # head is 20 too: the next Run would be refused
+    ui.inputs["dont_send_back"].value = True
+
+
+@pytest.mark.parametrize("edition", ["en", "zh-CN"])
+def test_notebook_08_cells_work_whatever_the_learner_clicked(edition, monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("COURSE_LANG", edition)
+    folder = NOTEBOOKS / ("zh-CN" if edition == "zh-CN" else "")
+    cells = json.loads((folder / "08_explore_which_objects_change.ipynb").read_text(encoding="utf-8"))["cells"]
+    namespace: dict = {}
+    shown = False  # the learner can click once the widget is on the page
+    try:
+        for cell in (c for c in cells if c["cell_type"] == "code"):
+            if shown:
+                _learner_clicks(namespace["ui"])
+            exec(compile("".join(cell["source"]), f"cell {cell['id']}", "exec"), namespace)  # noqa: S102
+            shown = shown or "display(ui)" in "".join(cell["source"])
+    finally:
+        if "course" in namespace:
+            namespace["explorer"].close()
+            namespace["course"].close()
+    # Each experiment ran with its own inputs (the statuses compare with the run before, whoever made it).
+    request = compose_request(head=5)
+    assert [namespace[n].request for n in ("head5", "parsed_only", "not_sent")] == [request] * 3
+    assert json.loads(namespace["head5"].panels["mcp_result"].text)["structuredContent"]["lines"] == 5
+    assert namespace["head5"].reads_delta == 1 and namespace["head5"].model_requests == 2
+    assert namespace["parsed_only"].panels["mcp_result"].text == ("未执行" if edition == "zh-CN" else NOT_EXECUTED)
+    assert namespace["parsed_only"].reads_delta == 0 and namespace["parsed_only"].model_requests == 1
+    assert namespace["not_sent"].model_requests == 1 and namespace["not_sent"].reads_delta == 1
+    assert namespace["outside"].request == compose_request(OUTSIDE_PATH, head=5)
+    assert json.loads(namespace["outside"].panels["mcp_result"].text)["isError"] is True
+    out = capsys.readouterr().out
+    naive = ["✓ head 5 ", "✗ parse only ", "✗ outside path "] if edition == "en" else ["✓ head 5 ", "✗ parse_only ", "✗ outside "]
+    assert all(line in out for line in naive), out

@@ -46,6 +46,25 @@ def test_stored_widget_ids_are_the_stable_ones(path):
     assert stable_widget_ids.stabilize(notebook, path.name) is notebook, "run make notebooks (it keeps ids stable)"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(REPO / "notebooks")))
+def test_stored_streams_are_merged(path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    assert stable_widget_ids.coalesce_streams(notebook) is notebook, "run .ci/stable_widget_ids.py on it (make notebooks does)"
+
+
+def test_consecutive_streams_merge_and_others_stay():
+    out = lambda name, text: {"output_type": "stream", "name": name, "text": text}  # noqa: E731
+    shown = {"output_type": "display_data", "data": {"text/plain": "x"}, "metadata": {}}
+    notebook = {"cells": [{"cell_type": "code", "outputs": [out("stdout", ["a\n"]), out("stdout", ["b\n", "c"]),
+                                                            out("stderr", ["e\n"]), shown, out("stdout", ["d\n"])]},
+                          {"cell_type": "markdown", "source": "m"}]}
+    merged = stable_widget_ids.coalesce_streams(notebook)
+    assert merged["cells"][0]["outputs"] == [out("stdout", ["a\n", "b\n", "c"]), out("stderr", ["e\n"]), shown,
+                                             out("stdout", ["d\n"])]
+    assert merged["cells"][1] == notebook["cells"][1]
+    assert stable_widget_ids.coalesce_streams(merged) is merged
+
+
 def test_stable_ids_rename_every_reference_and_drop_what_nothing_shows():
     a, b, c, dropped = "a" * 32, "b" * 32, "c" * 32, "d" * 32
     view = {"output_type": "display_data", "data": {stable_widget_ids.VIEW: {"model_id": a}}, "metadata": {}}

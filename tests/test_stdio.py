@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -54,13 +55,19 @@ def _line(message: dict) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
-@pytest.fixture
-def server(tmp_path):
-    """Start the echo server on pipes; yield the process; check it stopped cleanly."""
+LOG_LINES = {"pipes": "stdio: event-loop pipes", "threads": "stdio: worker-thread stdin/stdout, every line checked"}
+
+
+@pytest.fixture(params=list(LOG_LINES))
+def server(request, tmp_path):
+    """Start the echo server on pipes, served by either path (`COURSE_STDIO=threads` forces the
+    portable one); yield the process; check it stopped cleanly."""
     script = tmp_path / "echo_server.py"
     script.write_text(ECHO_SERVER, encoding="utf-8")
-    with subprocess.Popen([sys.executable, str(script)], cwd=REPO, stdin=subprocess.PIPE,
+    env = {**os.environ, "COURSE_STDIO": request.param}
+    with subprocess.Popen([sys.executable, str(script)], cwd=REPO, stdin=subprocess.PIPE, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:  # closes the pipes
+        process.transport = request.param
         try:
             process.stdin.write(_line(INITIALIZE) + _line(INITIALIZED))
             process.stdin.flush()
@@ -92,7 +99,7 @@ def test_pipes_carry_only_the_protocol_and_are_restored(server):
     assert json.loads(text) == {"stdin": "", "received": 5}  # the handler's stdin read got EOF, not the wire
 
     rest, err = _finish(server)
-    assert "stdio: event-loop pipes" in err
+    assert LOG_LINES[server.transport] in err
     assert "stray print" in err and "stray write" in err  # diverted to stderr, the print flushed there too
     # fd 0/1 are the pipes again afterwards, and blocking as they were.
     assert rest == "after serving: blocking True True\n"
@@ -137,8 +144,10 @@ def test_an_overlong_line_is_answered_skipped_whole_and_serving_goes_on(server, 
     assert rest == "after serving: blocking True True\n"
 
 
-def test_the_sdk_transport_answers_what_it_cannot_parse(tmp_path):
-    """No pipes (a file as stdin): the SDK's transport parses, and `_Answering` answers what it refused."""
+def test_a_file_as_stdin_gets_every_line_checked(tmp_path):
+    """No pipes (a file as stdin): the worker-thread path checks each line as the pipe path does,
+    including what the SDK's own parser would let through or mangle: NaN, invalid UTF-8 (which it
+    replaces) and ids MCP forbids (which it drops, turning the request into a notification)."""
     script = tmp_path / "echo_server.py"
     script.write_text(ECHO_SERVER, encoding="utf-8")
     requests = tmp_path / "requests.jsonl"
@@ -147,20 +156,25 @@ def test_the_sdk_transport_answers_what_it_cannot_parse(tmp_path):
                          + b'{"jsonrpc": "2.0", "id": 3, "method": 5}\n'
                          + b'{"jsonrpc": "2.0", "id": 4, "method": "ping", "params": []}\n'
                          + b'{"jsonrpc": "2.0", "method": "notifications/initialized", "params": []}\n'
+                         + b'{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"x": NaN}}\n'
+                         + b'{"jsonrpc": "2.0", "id": "\xff", "method": "ping"}\n'
+                         + b'{"jsonrpc": "2.0", "id": null, "method": "ping"}\n'
+                         + b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}\n'
                          + _line(_call(9, text="after")))
     with requests.open("rb") as stdin:
         done = subprocess.run([sys.executable, str(script)], cwd=REPO, stdin=stdin, capture_output=True,
                               text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "stdio: the SDK's thread-wrapped stdin/stdout" in done.stderr
+    assert "stdio: worker-thread stdin/stdout, every line checked" in done.stderr
     answers = [json.loads(line) for line in done.stdout.splitlines()[1:-1]]  # after initialize, before the print
     errors = sorted((a["id"] if a["id"] is not None else -1, a["error"]["code"]) for a in answers if "error" in a)
-    assert errors == [(-1, -32700), (-1, -32600), (2, -32600), (3, -32600), (4, -32602)]
+    assert errors == [(-1, -32700), (-1, -32700), (-1, -32700), (-1, -32600), (-1, -32600), (-1, -32600),
+                      (2, -32600), (3, -32600), (4, -32602)]
     assert [a["id"] for a in answers if "result" in a] == [9]
     assert "malformed notification 'notifications/initialized' not answered" in done.stderr
 
 
-def test_stdin_that_is_not_a_pipe_gets_the_sdk_transport(tmp_path):
+def test_stdin_that_is_not_a_pipe_gets_the_worker_threads(tmp_path):
     script = tmp_path / "echo_server.py"
     script.write_text(ECHO_SERVER, encoding="utf-8")
     requests = tmp_path / "requests.jsonl"
@@ -169,7 +183,7 @@ def test_stdin_that_is_not_a_pipe_gets_the_sdk_transport(tmp_path):
         done = subprocess.run([sys.executable, str(script)], cwd=REPO, stdin=stdin, capture_output=True,
                               text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "stdio: the SDK's thread-wrapped stdin/stdout" in done.stderr
+    assert "stdio: worker-thread stdin/stdout, every line checked" in done.stderr
     first, rest = done.stdout.split("\n", 1)
     assert json.loads(first)["result"]["serverInfo"]["name"] == "echo"
     assert rest == "after serving: blocking True True\n"

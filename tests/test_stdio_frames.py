@@ -18,6 +18,7 @@ derandomized) to check that what the transport forwards is what the SDK's own pa
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -181,9 +182,10 @@ CASES = [
 class Wire:
     """A server process on pipes: raw lines in; parsed stdout lines and stderr lines collected."""
 
-    def __init__(self, args: list[str]) -> None:
+    def __init__(self, args: list[str], transport: str = "pipes") -> None:
+        env = {**os.environ, "COURSE_STDIO": transport}  # "threads": the portable path, on the same pipes
         self.process = subprocess.Popen([sys.executable, *args], cwd=REPO, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.out: queue.Queue[dict | str] = queue.Queue()
         self.err: list[str] = []
         self.readers = [threading.Thread(target=self._read_out, daemon=True),
@@ -244,10 +246,10 @@ def _shape(message: dict | str) -> tuple[int | None, object] | str:
     return None, message["id"]
 
 
-def _run(server: str) -> tuple[list[str], Counter]:
+def _run(server: str, transport: str) -> tuple[list[str], Counter]:
     """Send the whole table; return every failure, and the number of cases per family."""
     args, probe_params = SERVERS[server]
-    wire = Wire(args)
+    wire = Wire(args, transport)
     failures: list[str] = []
     try:
         wire.send(_j({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
@@ -294,9 +296,12 @@ def _run(server: str) -> tuple[list[str], Counter]:
     return failures, Counter(case.family for case in CASES)
 
 
+@pytest.mark.parametrize("transport", ["pipes", "threads"])
 @pytest.mark.parametrize("server", list(SERVERS))
-def test_every_malformed_frame_is_answered_and_the_server_stays_up(server):
-    failures, families = _run(server)
+def test_every_malformed_frame_is_answered_and_the_server_stays_up(server, transport):
+    """Both paths of `course_lib.stdio`: event-loop pipes, and the worker threads a terminal, a
+    file, trio or Windows get."""
+    failures, families = _run(server, transport)
     assert not failures, f"{len(failures)} of {len(CASES)} cases failed:\n" + "\n".join(failures)
     assert sum(families.values()) == len(CASES) >= 60
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.explorer import GROUPS, PANELS, Explorer, Snapshot
+from course_lib.lang import say
 
 SCENARIOS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "check_tail_parse_only": (dict(head=None, tail=3, parse_only=True), dict(head=None, tail=10, parse_only=True)),
@@ -25,18 +26,26 @@ SCENARIOS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 
 
 WHY_UNCHANGED = {
-    ("check_tail_parse_only", "value"): " Parse only sends nothing: there is no MCP request in either run.",
-    ("check_tail_parse_only", "result"): " Parse only executes nothing: no result exists in either run.",
-    ("check_other_server", "value"): " The alias (fs__ or arch__) is the app's routing, not an argument: the values stay.",
-    ("check_not_sent_back", "result"): " The model was never asked again, so there is no answer in either run.",
-    ("check_not_sent_back", "rule"): " A declaration is a rule: head 20 or 5 is a value, not part of it.",
-}
-"""(scenario, group of the panel named wrongly) → the mistake behind saying it changed."""
+    ("check_tail_parse_only", "value"): (" Parse only sends nothing: there is no MCP request in either run.",
+                                         "仅解析什么也不发送：两次运行都没有 MCP 请求。"),
+    ("check_tail_parse_only", "result"): (" Parse only executes nothing: no result exists in either run.",
+                                          "仅解析什么也不执行：两次运行都没有结果。"),
+    ("check_other_server", "value"): (" The alias (fs__ or arch__) is the app's routing, not an argument: the values stay.",
+                                      "别名（fs__ 或 arch__）是应用的路由，不是参数：值保持不变。"),
+    ("check_not_sent_back", "result"): (" The model was never asked again, so there is no answer in either run.",
+                                        "模型没有被再次请求，所以两次运行都没有回答。"),
+    ("check_not_sent_back", "rule"): (" A declaration is a rule: head 20 or 5 is a value, not part of it.",
+                                      "声明是规则：head 20 还是 5 是值，不是声明的一部分。"),
+}  # fmt: skip
+"""(scenario, group of the panel named wrongly) → the mistake behind saying it changed (English, 中文)."""
 WHY_CHANGED = {
-    "value": " A value follows the request: new request, new value.",
-    "result": " The tool really ran again: a new execution gives a new result.",
+    "value": (" A value follows the request: new request, new value.", "值随请求而变：新的请求，新的值。"),
+    "result": (" The tool really ran again: a new execution gives a new result.", "工具真的又运行了一次：新的执行带来新的结果。"),
 }
-"""Group of a panel left out → why it changed."""
+"""Group of a panel left out → why it changed (English, 中文)."""
+RULE_UNCHANGED = (" A declaration is a rule: no value of one call is in it.", "声明是规则：里面没有某一次调用的任何值。")
+FEEDBACK_BUILT = (" The app still builds the feedback item for the new result; it only never sends it.",
+                  "应用仍然为新的结果构造反馈项，只是从不发送它。")
 
 
 def real_change(first: dict[str, Any], second: dict[str, Any]) -> Snapshot:
@@ -54,29 +63,36 @@ def _quoted(text: str, limit: int = 50) -> str:
 def _judge(answer: Any, scenario: str) -> bool:
     """Compare the learner's set of panel names with the panels that really changed."""
     if not_answered(answer):
-        return failed('Not answered yet: give the set of panel names that change, e.g. {"arguments", "parsed"}.')
+        return failed(say('Not answered yet: give the set of panel names that change, e.g. {"arguments", "parsed"}.',
+                          '还没有作答：给出会变化的面板名集合，例如 {"arguments", "parsed"}。'))
     if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple)):
-        return failed(f"Give a set of panel names such as {{'arguments'}}, not {type(answer).__name__} {answer!r}.")
+        return failed(say("Give a set of panel names such as {{'arguments'}}, not {kind} {answer!r}.",
+                          "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind} {answer!r}。",
+                          kind=type(answer).__name__, answer=answer))
     unknown = [name for name in answer if name not in PANELS]
     if unknown:
-        return failed(f"{unknown[0]!r} is not a panel name; the panels are: {', '.join(PANELS)}.")
+        return failed(say("{name!r} is not a panel name; the panels are: {panels}.",
+                          "{name!r} 不是面板名；面板有：{panels}。", name=unknown[0], panels=", ".join(PANELS)))
     snap = real_change(*SCENARIOS[scenario])
     chosen = set(answer)
     for name in PANELS:  # pipeline order: the first mistake along the chain is reported
         panel = snap.panels[name]
         group = next(g for g, names in GROUPS.items() if name in names)
         if name in snap.changed and name not in chosen:
-            why = WHY_CHANGED.get(group, "")
+            why = say(*WHY_CHANGED[group]) if group in WHY_CHANGED else ""
             if scenario == "check_not_sent_back" and name == "function_call_output":
-                why = " The app still builds the feedback item for the new result; it only never sends it."
-            return failed(f"{name!r} changed too: {panel.change()} (now {_quoted(panel.text)}).{why}")
+                why = say(*FEEDBACK_BUILT)
+            return failed(say("{name!r} changed too: {change} (now {now}).{why}", "{name!r} 也变了：{change}（现在是 {now}）。{why}",
+                              name=name, change=panel.change(), now=_quoted(panel.text), why=why))
         if name in chosen and name not in snap.changed:
-            rule = " A declaration is a rule: no value of one call is in it." if group == "rule" else ""
-            why = WHY_UNCHANGED.get((scenario, group), rule)
-            return failed(f"{name!r} did not change: it is {_quoted(panel.text)} in both runs.{why}")
+            rule = say(*RULE_UNCHANGED) if group == "rule" else ""
+            why = say(*WHY_UNCHANGED[scenario, group]) if (scenario, group) in WHY_UNCHANGED else rule
+            return failed(say("{name!r} did not change: it is {now} in both runs.{why}",
+                              "{name!r} 没有变：两次运行中它都是 {now}。{why}", name=name, now=_quoted(panel.text), why=why))
     listed = ", ".join(name for name in PANELS if name in snap.changed)
-    return passed(f"exactly these changed in the real runs: {listed}; the other {len(PANELS) - len(snap.changed)} "
-                  "stayed the same.")
+    return passed(say("exactly these changed in the real runs: {listed}; the other {rest} stayed the same.",
+                      "真实运行中恰好是这些变了：{listed}；其余 {rest} 个保持不变。",
+                      listed=listed, rest=len(PANELS) - len(snap.changed)))
 
 
 def check_tail_parse_only(answer: Any) -> bool:

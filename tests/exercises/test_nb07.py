@@ -189,3 +189,46 @@ def test_empty_waves_and_call_objects_are_named(capsys):
     assert "is empty. Leave empty waves out" in run(nb07.check_plan, empty_before_write, capsys)
     out = run(nb07.check_plan, lambda calls, tools: [[c] for c in calls], capsys)
     assert "holds a Call object; put its call_id" in out
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert run(nb07.check_pair_outputs, ..., capsys) == (
+        "✗ Not answered yet: define pair_outputs(calls, outputs) and pass the function itself.\n")
+    assert run(nb07.check_plan, ..., capsys) == "✗ Not answered yet: define plan(calls, tools) and pass the function itself.\n"
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert run(nb07.check_pair_outputs, ..., capsys) == "✗ 还没有作答：定义 pair_outputs(calls, outputs)，并传入函数本身。\n"
+    assert run(nb07.check_plan, ..., capsys) == "✗ 还没有作答：定义 plan(calls, tools)，并传入函数本身。\n"
+
+
+def test_pair_outputs_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    out = run(nb07.check_pair_outputs, lambda calls, outputs: {
+        call.call_id: item["output"] for call, item in zip(calls, outputs)}, capsys)  # fmt: skip
+    assert "（读取 /workspace/notes.txt，head 2）拿到了 call_" in out and "请按 call_id 配对，不要按位置。" in out
+    out = run(nb07.check_pair_outputs, by_call_id_without_checks, capsys)
+    assert out.startswith("✗ 例子 'a call_id reused with different arguments'：call_") and "请抛出 ValueError" in out
+    out = run(nb07.check_pair_outputs, lambda calls, outputs: {
+        k: json.loads(v) for k, v in nb07.SOLUTIONS["check_pair_outputs"]()(calls, outputs).items()}, capsys)  # fmt: skip
+    assert "的值是 dict，不是输出文本" in out and "不要对它 json.loads" in out
+    assert "请传入函数本身（pair_outputs，不带括号）" in run(nb07.check_pair_outputs, {"call_1": "text"}, capsys)
+    assert nb07.check_pair_outputs(nb07.SOLUTIONS["check_pair_outputs"]()) is True
+    assert capsys.readouterr().out.startswith("✓ 全部 6 个批次都对了")
+
+
+def test_plan_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    out = run(nb07.check_plan, lambda calls, tools: [[c.call_id for c in calls]] if calls else [], capsys)
+    assert out == ("✗ 例子 'read, save, read'：第 1 波把 call_w1 和 call_r1, call_r2 一起运行，"
+                   "但 call_w1（save_note）有副作用：它要单独运行。\n")
+    out = run(nb07.check_plan, lambda calls, tools: [[c.call_id] for c in calls], capsys)
+    assert "第 1 波和第 2 波只有读取，中间没有写入：把它们合并。" in out
+    out = run(nb07.check_plan, lambda calls, tools: [[c] for c in calls], capsys)
+    assert "第 1 波里放的是 Call 对象" in out
+    out = run(nb07.check_plan, lambda calls, tools: [[c.call_id for c in calls if not tools[c.name].side_effect]], capsys)
+    assert "你的计划里缺少 call_w1（save_note）" in out
+    assert nb07.check_plan(nb07.SOLUTIONS["check_plan"]()) is True
+    assert capsys.readouterr().out.startswith("✓ 全部 6 轮都规划对了")

@@ -73,3 +73,49 @@ def test_each_wrong_answer_names_the_mistake_behind_it(capsys):
     assert out.startswith("✗ 'mcp_arguments' changed too") and out.endswith("new request, new value.\n")
     out = _says(nb08.check_other_server, {"mcp_result", "answer"}, capsys)
     assert out.endswith("The tool really ran again: a new execution gives a new result.\n")
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_the_not_answered_message_follows_the_edition(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    out = _says(nb08.check_tail_parse_only, ..., capsys)
+    assert out == '✗ Not answered yet: give the set of panel names that change, e.g. {"arguments", "parsed"}.\n'
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    out = _says(nb08.check_tail_parse_only, ..., capsys)
+    assert out == '✗ 还没有作答：给出会变化的面板名集合，例如 {"arguments", "parsed"}。\n'
+
+
+def test_wrong_shapes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert _says(nb08.check_tail_parse_only, "arguments", capsys) == (
+        "✗ 请给出面板名的集合，例如 {'arguments'}，而不是 str 'arguments'。\n"
+    )
+    out = _says(nb08.check_other_server, {"result"}, capsys)
+    assert out.startswith("✗ 'result' 不是面板名；面板有：input_schema, parameters, arguments")
+
+
+def test_wrong_panel_sets_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    out = _says(nb08.check_tail_parse_only, {"arguments"}, capsys)
+    assert out.startswith("✗ 'parsed' 也变了：'3' → '10'（现在是 ") and out.endswith("值随请求而变：新的请求，新的值。\n")
+    out = _says(nb08.check_tail_parse_only, {"arguments", "parsed", "mcp_result"}, capsys)
+    assert out == "✗ 'mcp_result' 没有变：两次运行中它都是 '未执行'。仅解析什么也不执行：两次运行都没有结果。\n"
+    out = _says(nb08.check_other_server, {"mcp_arguments", "mcp_result", "function_call_output", "answer"}, capsys)
+    assert out.endswith("别名（fs__ 或 arch__）是应用的路由，不是参数：值保持不变。\n")
+    out = _says(nb08.check_other_server, {"parameters", "mcp_result", "function_call_output", "answer"}, capsys)
+    assert "'parameters' 没有变" in out and out.endswith("声明是规则：里面没有某一次调用的任何值。\n")
+    solution = nb08.SOLUTIONS["check_not_sent_back"]()
+    out = _says(nb08.check_not_sent_back, solution - {"function_call_output"}, capsys)
+    assert "删除了 1177 个字符" in out and out.endswith("应用仍然为新的结果构造反馈项，只是从不发送它。\n")
+    out = _says(nb08.check_not_sent_back, solution | {"answer"}, capsys)
+    assert out.startswith("✗ 'answer' 没有变：两次运行中它都是 '没有回答：结果从未发回")
+
+
+def test_the_chinese_edition_accepts_the_same_answers(monkeypatch, capsys):
+    """The zh-CN runs send Chinese requests; the same panels change, so the same answers pass."""
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    for name, solution in nb08.SOLUTIONS.items():
+        assert getattr(nb08, name)(solution()) is True, name
+        assert capsys.readouterr().out.startswith("✓ 真实运行中恰好是这些变了：")
