@@ -13,14 +13,23 @@ Where widgets cannot render (GitHub, a terminal, a stored nbval run) the deck st
 readable text: `deck.text()` is also the `text/plain` part of what Jupyter stores.
 
 `python -m course_lib.interview` prints every card with its answers: a study sheet.
+
+The zh-CN edition (`course_lib.lang`; `COURSE_LANG=zh-CN python -m course_lib.interview` for the
+sheet) reads the Chinese answers from `fixtures/interview_cards.zh-CN.json`, which holds only text:
+numbers, the source's wording and the pointers stay in the English file. A card then asks the
+source's own question (the three follow-ups have a Chinese question of their own), the deck's
+labels are Chinese, and a pointer names the section's title in the notebook's zh-CN twin.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import importlib
 import json
+import re
 import textwrap
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,11 +37,15 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from course_lib.lang import language, say
 from course_lib.paths import fixtures_dir
 from course_lib.show import TextFallback
 
 VERDICTS = ("got it", "shaky", "missed")
 """How a learner marks a card after answering aloud."""
+
+VERDICTS_ZH = {"got it": "答对了", "shaky": "不太稳", "missed": "没答上"}
+"""The verdicts as the zh-CN edition shows them (the keys stay the ones `mark` takes)."""
 
 WIDTH = 96
 
@@ -45,6 +58,8 @@ class Pointer:
     section: str
 
     def __str__(self) -> str:
+        if language() == "zh-CN" and (title := twin_section(self.notebook, self.section)):
+            return f"notebooks/zh-CN/{self.notebook} § {title}"
         return f"notebooks/{self.notebook} § {self.section}"
 
 
@@ -63,22 +78,48 @@ class Card:
 
     def text(self, *, reveal: bool = True) -> str:
         """The card as plain text; with `reveal=False` only the question."""
-        lines = [f"Q{self.number}. {self.question}", f"    ({self.source})"]
+        lines = [f"Q{self.number}. {self.question}", say("    ({source})", "    （{source}）", source=self.source)]
         if not reveal:
             return "\n".join(lines)
-        lines += ["", "30-second answer:", *_wrap(self.short)]
+        lines += ["", say("30-second answer:", "30 秒回答："), *_wrap(self.short)]
         if self.long:
-            lines += ["", "2-minute answer:", *(line for part in self.long.split("\n\n") for line in [*_wrap(part), ""])]
+            lines += ["", say("2-minute answer:", "2 分钟回答："),
+                      *(line for part in self.long.split("\n\n") for line in [*_wrap(part), ""])]  # fmt: skip
             lines.pop()
-        lines += ["", "More:", *(line for item in self.more for line in _wrap(item, bullet=True))]
-        lines += ["", "See it in the course:", *(f"  - {pointer}" for pointer in self.see),
+        lines += ["", say("More:", "补充："), *(line for item in self.more for line in _wrap(item, bullet=True))]
+        lines += ["", say("See it in the course:", "在课程里看它："), *(f"  - {pointer}" for pointer in self.see),
                   *(f"  - {name}" for name in self.code)]  # fmt: skip
         return "\n".join(lines)
 
 
 def _wrap(text: str, *, bullet: bool = False) -> list[str]:
     first, rest = ("  - ", "    ") if bullet else ("  ", "  ")
+    if any(unicodedata.east_asian_width(ch) in "WF" for ch in text):
+        return _wrap_wide(text, first, rest)
     return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest)
+
+
+def _wide(ch: str) -> bool:  # "A" (ambiguous: “”, —, …) is wide in Chinese text
+    return unicodedata.east_asian_width(ch) in "WFA"
+
+
+_TOKEN = re.compile(r"[!-~]+|\s+|.")  # a run of printable ASCII (a word, `call_id`, JSON) stays whole
+_NO_LINE_START = set("，。、；：！？）」』”’》…—")
+
+
+def _wrap_wide(text: str, first: str, rest: str) -> list[str]:
+    """Wrap Chinese text to WIDTH columns (a Chinese character is two): break between characters,
+    never inside an ASCII word, and never before closing punctuation."""
+    lines, line, width = [], first, len(first)
+    for token in _TOKEN.findall(text):
+        size = sum(2 if _wide(ch) else 1 for ch in token)
+        if width + size > WIDTH and line.strip() and token[0] not in _NO_LINE_START:
+            lines.append(line.rstrip())
+            line, width = rest, len(rest)
+            if token.isspace():
+                continue
+        line, width = line + token, width + size
+    return [*lines, line.rstrip()]
 
 
 def cards_path() -> Path:
@@ -86,12 +127,21 @@ def cards_path() -> Path:
     return fixtures_dir() / "interview_cards.json"
 
 
-def load_cards(path: Path | None = None) -> list[Card]:
-    """The cards, in question order.
+def chinese_cards_path() -> Path:
+    """`fixtures/interview_cards.zh-CN.json`: the Chinese text of the same cards."""
+    return fixtures_dir() / "interview_cards.zh-CN.json"
+
+
+def load_cards(path: Path | None = None, *, lang: str | None = None) -> list[Card]:
+    """The cards, in question order, in the edition's language (or `lang`: "en" or "zh-CN").
+
+    In Chinese a card's question is the source's own wording (`source`); the three follow-ups,
+    which the source does not ask, have a Chinese question and a Chinese note of where they come from.
 
     Raises:
-        FileNotFoundError: the cards file is missing.
-        ValueError: the file is not a list of cards numbered 1, 2, 3, …
+        FileNotFoundError: a cards file is missing.
+        ValueError: the file is not a list of cards numbered 1, 2, 3, …, or the Chinese file does
+            not have the same cards, each with Chinese for every part of its English answer.
     """
     raw = json.loads((path or cards_path()).read_text(encoding="utf-8"))
     cards = [
@@ -101,7 +151,68 @@ def load_cards(path: Path | None = None) -> list[Card]:
     ]  # fmt: skip
     if [card.number for card in cards] != list(range(1, len(cards) + 1)):
         raise ValueError("cards must be numbered 1, 2, 3, … in order")
+    if (lang or language()) == "zh-CN":
+        return [_in_chinese(card, zh) for card, zh in zip(cards, _chinese_entries(cards), strict=True)]
     return cards
+
+
+def _chinese_entries(cards: list[Card]) -> list[dict[str, Any]]:
+    """The Chinese file's entries, checked against the English cards part by part."""
+    entries = json.loads(chinese_cards_path().read_text(encoding="utf-8"))["cards"]
+    if [e.get("number") for e in entries] != [card.number for card in cards]:
+        raise ValueError(f"{chinese_cards_path().name}: its cards must be numbered as the English ones, 1–{len(cards)}")
+    for card, entry in zip(cards, entries, strict=True):
+        asks_in_chinese = _has_chinese(card.source)  # one of the source's fifteen
+        problems = [
+            not entry.get("short"),
+            bool(card.long) != bool(entry.get("long")),
+            bool(card.long) and len(card.long.split("\n\n")) != len(entry["long"].split("\n\n")),
+            len(entry.get("more", [])) != len(card.more) or not all(entry["more"]),
+            asks_in_chinese == bool(entry.get("question")) or asks_in_chinese == bool(entry.get("source")),
+        ]
+        if any(problems):
+            raise ValueError(f"{chinese_cards_path().name}: card {card.number} does not match the English card "
+                             "(short, long with as many paragraphs, as many 'more' items; a question and a "
+                             "source only for a follow-up the source does not ask)")  # fmt: skip
+    return entries
+
+
+def _has_chinese(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _in_chinese(card: Card, zh: dict[str, Any]) -> Card:
+    question = zh.get("question") or card.source
+    source = zh.get("source") or f"原文高频面试题第 {card.number} 题"
+    return Card(card.number, question, source, zh["short"], zh.get("long"), tuple(zh["more"]), card.see, card.code)
+
+
+def twin_section(notebook: str, section: str) -> str | None:
+    """The title that section `section` of `notebooks/<notebook>` has in the notebook's zh-CN twin
+    (the cell with the same id, its heading at the same place), or None without a twin or section."""
+    folder = fixtures_dir().parent / "notebooks"
+    english, twin = folder / notebook, folder / "zh-CN" / notebook
+    if not (english.exists() and twin.exists()):
+        return None
+    twin_cells = {cell.get("id"): cell for cell in _cells(twin)}
+    for cell in _cells(english):
+        if section in (titles := _titles(cell)) and (translated := twin_cells.get(cell.get("id"))):
+            twin_titles = _titles(translated)
+            return twin_titles[titles.index(section)] if len(twin_titles) == len(titles) else None
+    return None
+
+
+def _cells(path: Path) -> list[dict[str, Any]]:
+    return _markdown_cells(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _markdown_cells(path: Path, mtime_ns: int) -> list[dict[str, Any]]:  # read again once the file changes
+    return [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "markdown"]
+
+
+def _titles(cell: dict[str, Any]) -> list[str]:
+    return [line.lstrip("#").strip() for line in "".join(cell["source"]).splitlines() if line.startswith("#")]
 
 
 def resolve_code(name: str) -> Any:
@@ -153,16 +264,20 @@ class Progress:
             ValueError: unknown verdict, or no such card.
         """
         if verdict not in VERDICTS:
-            raise ValueError(f"unknown verdict {verdict!r}; use one of: {', '.join(VERDICTS)}")
+            raise ValueError(say(f"unknown verdict {verdict!r}; use one of: {', '.join(VERDICTS)}",
+                                 f"没有 {verdict!r} 这种自评；请用其中之一：{', '.join(VERDICTS)}"))
         if not 1 <= number <= self.total:
-            raise ValueError(f"no card {number}: the cards are 1–{self.total}")
+            raise ValueError(say(f"no card {number}: the cards are 1–{self.total}", f"没有第 {number} 张卡片：卡片是 1–{self.total}"))
         self.marks[number] = verdict
 
     def count(self, verdict: str) -> int:
         return sum(1 for value in self.marks.values() if value == verdict)
 
     def summary(self) -> str:
-        """E.g. "7 of 15 reviewed: 4 got it, 2 shaky, 1 missed"."""
+        """E.g. "7 of 15 reviewed: 4 got it, 2 shaky, 1 missed" ("已复习 7/15 张：答对了 4，不太稳 2，没答上 1")."""
+        if language() == "zh-CN":
+            counts = "，".join(f"{VERDICTS_ZH[v]} {self.count(v)}" for v in VERDICTS)
+            return f"已复习 {len(self.marks)}/{self.total} 张：{counts}"
         counts = ", ".join(f"{self.count(v)} {v}" for v in VERDICTS)
         return f"{len(self.marks)} of {self.total} reviewed: {counts}"
 
@@ -194,7 +309,7 @@ class CardDeck(TextFallback):
         by_number = {card.number: card for card in every}
         chosen = list(numbers) if numbers is not None else list(by_number)
         if not chosen or any(n not in by_number for n in chosen):
-            raise ValueError(f"choose cards among 1–{len(every)}; got {chosen}")
+            raise ValueError(say(f"choose cards among 1–{len(every)}; got {chosen}", f"请在 1–{len(every)} 中选卡片；你给的是 {chosen}"))
         self.cards = [by_number[n] for n in chosen]
         self.progress = progress if progress is not None else Progress(total=len(every))
         self.position = 0
@@ -242,7 +357,8 @@ class CardDeck(TextFallback):
         """
         positions = {card.number: i for i, card in enumerate(self.cards)}
         if number not in positions:
-            raise ValueError(f"card {number} is not in this deck ({', '.join(map(str, positions))})")
+            raise ValueError(say(f"card {number} is not in this deck ({', '.join(map(str, positions))})",
+                                 f"这副卡片里没有第 {number} 张（{', '.join(map(str, positions))}）"))
         self.show_position(positions[number])
 
     def show_position(self, position: int) -> None:
@@ -254,13 +370,19 @@ class CardDeck(TextFallback):
     def text(self) -> str:
         """What the deck shows, as plain text."""
         card = self.card
-        state = "answer shown" if self.revealed else "answer hidden: say yours aloud first, then reveal"
+        if self.revealed:
+            state = say("answer shown", "答案已显示")
+        else:
+            state = say("answer hidden: say yours aloud first, then reveal", "答案已隐藏：先大声说出你的回答，再显示答案")
         verdict = self.progress.marks.get(card.number)
-        lines = [f"Card {self.position + 1} of {len(self.cards)} · {state}", "", card.text(reveal=self.revealed), ""]
+        lines = [say("Card {n} of {total} · {state}", "第 {n} 张，共 {total} 张 · {state}",
+                     n=self.position + 1, total=len(self.cards), state=state),
+                 "", card.text(reveal=self.revealed), ""]  # fmt: skip
         if not self.revealed:
-            lines.append("[ Reveal ]")
-        lines.append("mark: [ Got it ]  [ Shaky ]  [ Missed ]" + (f"   (marked: {verdict})" if verdict else ""))
-        lines.append(f"progress: {self.progress.summary()}")
+            lines.append(say("[ Reveal ]", "[ 显示答案 ]"))
+        marks = say("mark: [ Got it ]  [ Shaky ]  [ Missed ]", "自评：[ 答对了 ]  [ 不太稳 ]  [ 没答上 ]")
+        lines.append(marks + (say("   (marked: {v})", "   （已标记：{v}）", v=_verdict(verdict)) if verdict else ""))
+        lines.append(say("progress: {summary}", "进度：{summary}", summary=self.progress.summary()))
         return "\n".join(lines)
 
 
@@ -270,51 +392,62 @@ class CardDeck(TextFallback):
         self._header = widgets.HTML()
         self._question = widgets.HTML()
         self._answer = widgets.HTML()
-        self.reveal_button = widgets.Button(description="Reveal", icon="eye", button_style="info")
+        self.reveal_button = widgets.Button(description=say("Reveal", "显示答案"), icon="eye", button_style="info")
         self.reveal_button.on_click(lambda _: self.hide() if self.revealed else self.reveal())
         self.mark_buttons = {
-            verdict: widgets.Button(description=verdict.capitalize(), button_style=style)
+            verdict: widgets.Button(description=say(verdict.capitalize(), VERDICTS_ZH[verdict]), button_style=style)
             for verdict, style in zip(VERDICTS, ("success", "warning", "danger"))
         }
         for verdict, button in self.mark_buttons.items():
             button.on_click(lambda _, v=verdict: self.mark(v))
-        self.previous_button = widgets.Button(description="Previous", icon="arrow-left")
-        self.next_button = widgets.Button(description="Next", icon="arrow-right")
+        self.previous_button = widgets.Button(description=say("Previous", "上一张"), icon="arrow-left")
+        self.next_button = widgets.Button(description=say("Next", "下一张"), icon="arrow-right")
         self.previous_button.on_click(lambda _: self.previous())
         self.next_button.on_click(lambda _: self.next())
         self._progress = widgets.HTML()
         self.widget = widgets.VBox([
             self._header, self._question, self.reveal_button, self._answer,
-            widgets.HBox([widgets.Label("How did it go?"), *self.mark_buttons.values()]),
+            widgets.HBox([widgets.Label(say("How did it go?", "答得怎么样？")), *self.mark_buttons.values()]),
             widgets.HBox([self.previous_button, self.next_button]), self._progress,
         ])  # fmt: skip
         self._refresh()
 
     def _refresh(self) -> None:
         card = self.card
-        self._header.value = f"<b>Card {self.position + 1} of {len(self.cards)}</b> · question {card.number}"
+        self._header.value = say("<b>Card {n} of {total}</b> · question {q}", "<b>第 {n} 张，共 {total} 张</b> · 第 {q} 题",
+                                 n=self.position + 1, total=len(self.cards), q=card.number)  # fmt: skip
+        hint = say("Answer aloud first (about 30 seconds), then reveal.", "先大声作答（约 30 秒），再显示答案。")
         self._question.value = (f"<h4 style='margin:4px 0'>{html.escape(card.question)}</h4>"
                                 f"<span style='color:#6b7280'>{html.escape(card.source)}</span>"
-                                + ("" if self.revealed else "<p><i>Answer aloud first (about 30 seconds), then reveal.</i></p>"))  # fmt: skip
+                                + ("" if self.revealed else f"<p><i>{hint}</i></p>"))  # fmt: skip
         self._answer.value = _answer_html(card) if self.revealed else ""
-        self.reveal_button.description = "Hide answer" if self.revealed else "Reveal"
+        self.reveal_button.description = say("Hide answer", "隐藏答案") if self.revealed else say("Reveal", "显示答案")
         self.previous_button.disabled = self.position == 0
         self.next_button.disabled = self.position == len(self.cards) - 1
         verdict = self.progress.marks.get(card.number)
-        marked = f" · this card: <b>{verdict}</b>" if verdict else ""
-        self._progress.value = f"<b>Progress:</b> {html.escape(self.progress.summary())}{marked}"
+        marked = say(" · this card: <b>{v}</b>", " · 本张：<b>{v}</b>", v=_verdict(verdict)) if verdict else ""
+        self._progress.value = say("<b>Progress:</b> ", "<b>进度：</b>") + f"{html.escape(self.progress.summary())}{marked}"
+
+
+def _verdict(verdict: str) -> str:
+    return say(verdict, VERDICTS_ZH.get(verdict, verdict))
 
 
 def _answer_html(card: Card) -> str:
-    parts = [f"<p><b>30-second answer.</b> {html.escape(card.short)}</p>"]
+    parts = [say("<p><b>30-second answer.</b> ", "<p><b>30 秒回答。</b>") + f"{html.escape(card.short)}</p>"]
     if card.long:
         paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in card.long.split("\n\n"))
-        parts.append(f"<details><summary><b>2-minute answer</b></summary>{paragraphs}</details>")
-    parts.append("<b>More</b><ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in card.more) + "</ul>")
-    where = [f"<li><code>{html.escape(p.notebook)}</code> § {html.escape(p.section)}</li>" for p in card.see]
+        summary = say("2-minute answer", "2 分钟回答")
+        parts.append(f"<details><summary><b>{summary}</b></summary>{paragraphs}</details>")
+    parts.append(say("<b>More</b>", "<b>补充</b>") + "<ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in card.more) + "</ul>")
+    where = [f"<li><code>{html.escape(p.notebook)}</code> § {html.escape(_section(p))}</li>" for p in card.see]
     where += [f"<li><code>{html.escape(name)}</code></li>" for name in card.code]
-    parts.append("<b>See it in the course</b><ul>" + "".join(where) + "</ul>")
+    parts.append(say("<b>See it in the course</b>", "<b>在课程里看它</b>") + "<ul>" + "".join(where) + "</ul>")
     return "".join(parts)
+
+
+def _section(pointer: Pointer) -> str:
+    return (language() == "zh-CN" and twin_section(pointer.notebook, pointer.section)) or pointer.section
 
 
 def main() -> None:

@@ -521,3 +521,144 @@ def test_pairing_on_the_item_id_or_reading_type_off_a_message_is_named(capsys):
 
     out = run(nb10.check_pair_call_ids, assumes_type, capsys)
     assert "a message has a 'role' and no 'type': use item.get('type')" in out
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from course_lib.exercises.nb10 import _common  # noqa: E402
+from course_lib.exercises.nb10.action_id import ACTION_CASES  # noqa: E402
+from course_lib.exercises.nb10.idempotency import check_idempotency_store  # noqa: E402
+from course_lib.exercises.nb10.next_step import STEP_CASES  # noqa: E402
+from course_lib.exercises.nb10.pairing import pairing_cases  # noqa: E402
+from course_lib.exercises.nb10.parser import parse_cases  # noqa: E402
+from course_lib.exercises.nb10.responses_loop import CASES as LOOP_CASES  # noqa: E402
+from course_lib.exercises.nb10.scheduler import schedule_cases  # noqa: E402
+
+IDEMPOTENCY_LABELS = ["one call", "a retry after a timeout", "the same key, the same arguments in another key order",
+                      "the same key with other arguments", "two different keys",
+                      "two calls with the same key at the same time", "a write that failed, then the same key again"]
+
+
+@pytest.fixture
+def zh(monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+
+
+def chinese(out):
+    """A Chinese message: it starts with ✗, says something in Chinese, and has no English sentence in it."""
+    assert out.startswith("✗ ") and re.search("[\u4e00-\u9fff]{4}", out), out
+    return out
+
+
+def test_every_case_label_of_every_drill_has_chinese():
+    labels = [*pairing_cases(), *(label for label, _, _ in ACTION_CASES), *IDEMPOTENCY_LABELS,
+              *(what for _, what, _, _ in STEP_CASES), *schedule_cases(), *(label for label, _ in parse_cases()),
+              *LOOP_CASES]  # fmt: skip
+    assert [label for label in labels if label not in _common.CASE_LABELS_ZH] == []
+    assert set(_common.CASE_LABELS_ZH) == set(labels)  # no label translated that no drill has
+    assert all(re.search("[\u4e00-\u9fff]", zh) for zh in _common.CASE_LABELS_ZH.values())
+    source = Path(nb10.idempotency.__file__).read_text(encoding="utf-8")  # the labels written inline there
+    assert all(f'"{label}"' in source or f"'{label}'" in source for label in IDEMPOTENCY_LABELS)
+
+
+def test_chinese_pairing_messages_for_real_wrong_answers(zh, capsys):
+    def by_position(items):
+        calls, outputs = calls_and_outputs(items)
+        return {c["call_id"]: o["output"] for c, o in zip(calls, outputs)}
+
+    out = chinese(run(nb10.check_pair_call_ids, by_position, capsys))
+    assert "用例“同一轮，输出按读取完成的先后排列”：" in out and "（读取 /workspace/notes.txt） 拿到了 " in out
+    assert "要按 call_id 配对，绝不能按位置。" in out
+
+    def no_checks(items):
+        calls, outputs = calls_and_outputs(items)
+        texts = {o["call_id"]: o["output"] for o in outputs}
+        return {c["call_id"]: texts[c["call_id"]] for c in calls}
+
+    out = chinese(run(nb10.check_pair_call_ids, no_checks, capsys))
+    assert "来了一个属于 call_never_made 的输出" in out and "请抛出 ValueError。Responses API 也会拒绝它：" in out
+    assert "No tool call found" in out  # what the model API said, quoted as it said it
+
+    def assumes_type(items):
+        return {i["call_id"]: i["output"] for i in items if i["type"] == "function_call_output"}
+
+    assert "消息有 'role'，没有 'type'：用 item.get('type')。" in chinese(run(nb10.check_pair_call_ids, assumes_type, capsys))
+    assert "请传入函数本身（pair_call_ids，不带括号）" in chinese(run(nb10.check_pair_call_ids, {"call_1": "text"}, capsys))
+    assert chinese(run(nb10.check_pair_call_ids, ..., capsys)).startswith("✗ 还没有作答：写出 pair_call_ids(items)")
+
+
+def test_chinese_action_id_messages_for_real_wrong_answers(zh, capsys):
+    out = chinese(run(nb10.check_action_id, lambda t, a, u: f"{t}|{json.dumps(a)}|{u}", capsys))
+    assert "用例“A，键的顺序不同”：alice 批准了 A，这次调用却停在了 APPROVAL_REQUIRED" in out and "sort_keys=True" in out
+    out = chinese(run(nb10.check_action_id, lambda t, a, u: f"{t}|{json.dumps(a, sort_keys=True)}", capsys))
+    assert "用例“同样的参数，由 bob 发出”" in out and "你的 id 没有考虑到用户：alice 给出的批准绝不能授权 bob" in out
+    out = chinese(run(nb10.check_action_id, lambda t, a, u: str(uuid.uuid4()), capsys))
+    assert "同一个动作得到了两个不同的 id" in out and "不要用随机值、时间或 id()" in out
+    assert "action_id 必须返回非空的 str" in chinese(run(nb10.check_action_id, lambda t, a, u: 5, capsys))
+
+
+def test_chinese_idempotency_messages_for_real_wrong_answers(zh, capsys):
+    out = chinese(run(check_idempotency_store, NoStore, capsys))
+    assert "用例“超时之后的重试”：第一次尝试存下了记录，然后超时；重试又写了一次" in out
+    out = chinese(run(check_idempotency_store, KeyOnly, capsys))
+    assert "用例“同一个键，不同的参数”" in out and "抛出 IdempotencyConflict" in out
+    out = chinese(run(check_idempotency_store, TextFingerprint, capsys))
+    assert "用例“同一个键，同样的参数，键的顺序不同”" in out
+    out = chinese(run(check_idempotency_store, NoLock, capsys))
+    assert "用例“同一个键的两次调用同时到达”" in out and "anyio.Lock" in out
+    out = chinese(run(check_idempotency_store, Placeholder, capsys))
+    assert "用例“一次失败的写入，然后同一个键再来一次”" in out
+    assert chinese(run(check_idempotency_store, ..., capsys)).startswith("✗ 还没有作答：写出这个类")
+
+
+def test_chinese_next_step_messages_for_real_wrong_answers(zh, capsys):
+    out = chinese(run(nb10.check_next_step, lambda e, w, k: "retry", capsys))
+    assert out.startswith("✗ 用例 1（一次 head 为文本 \"5\" 的读取：INVALID_INPUT，retryable false；is_write=False")
+    assert "你选的是 'retry'（它适用于：可以恢复（retryable 为 true）且重复执行安全的失败）；下一步应该是 'fix_arguments'" in out
+    out = chinese(run(nb10.check_next_step, lambda e, w, k: BY_CODE[e["code"]], capsys))
+    assert "路由指向服务器上并不存在的工具" in out and "能不能恢复，要看 retryable 标志" in out
+    assert "'True' 不是" not in out and "不是一种下一步" in chinese(run(nb10.check_next_step, lambda e, w, k: True, capsys))
+
+
+def test_chinese_scheduler_messages_for_real_wrong_answers(zh, capsys):
+    out = chinese(run(nb10.check_run_turn, sequential, capsys))
+    assert "用例“模型发来的三次读取”：读取" in out and "是一个接一个运行的" in out
+    out = chinese(run(nb10.check_run_turn, everything_at_once, capsys))
+    assert "也在运行。写入要单独运行" in out
+    assert "run_turn 必须是 async def" in chinese(run(nb10.check_run_turn, lambda c, e, w: [], capsys))
+
+
+def test_chinese_parser_messages_for_real_wrong_answers(zh, capsys):
+    out = chinese(run(nb10.check_parse_arguments, json.loads, capsys))
+    assert "用例“重复的键”" in out and "json.loads 会悄悄保留最后一个重复的键" in out and "object_pairs_hook" in out
+
+    def swallow(text):
+        try:
+            return nb10.SOLUTIONS["check_parse_arguments"]()(text)
+        except ValueError:
+            return {}
+
+    assert "你返回了 {}；请用 ValueError 拒绝它。" in chinese(run(nb10.check_parse_arguments, swallow, capsys))
+
+
+def test_chinese_loop_messages_for_real_wrong_answers(zh, capsys):
+    only_first = _loop(lambda r, calls, ex: [i.to_dict() for i in r.output] + _outputs(calls[:1], ex), status=True)
+    out = chinese(run(nb10.check_responses_loop, only_first, capsys))
+    assert "用例“一个响应里的两次读取”：有一个 function_call 发回去时没有带上它的 function_call_output" in out
+    everything = lambda r, calls, ex: [i.to_dict() for i in r.output] + _outputs(calls, ex)  # noqa: E731
+    out = chinese(run(nb10.check_responses_loop, _loop(everything, budget=False, status=True), capsys))
+    assert "永不停止的模型：你的循环在 8 次请求之后还在请求；在 max_steps（3）次模型请求之后用 raise RuntimeError 停下" in out
+    out = chinese(run(nb10.check_responses_loop, _loop(everything), capsys))
+    assert "响应被截断的模型：你在" in out and "检查 response.status：'incomplete'" in out
+
+
+def test_the_reference_solutions_pass_in_chinese(zh, capsys):
+    assert nb10.check_pair_call_ids(nb10.SOLUTIONS["check_pair_call_ids"]()) is True
+    assert nb10.check_next_step(nb10.SOLUTIONS["check_next_step"]()) is True
+    out = capsys.readouterr().out
+    assert "✓ 8 个输入列表全部正确" in out and "✓ next_step 对全部 13 个真实失败都选对了下一步。" in out

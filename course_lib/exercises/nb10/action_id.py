@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib.approval import Approvals
 from course_lib.exercises import failed, passed
-from course_lib.exercises.nb10._common import ALICE, _function, _run
+from course_lib.exercises.nb10._common import ALICE, _case, _function, _run
 from course_lib.execution import CallContext, Execution, Executor, Session, Tool
+from course_lib.lang import say
 
 
 class _GapArgs(BaseModel):
@@ -49,11 +50,13 @@ ACTION_CASES: list[tuple[str, Action, str | None]] = [
 """(what the second call is, the action, None if it is A itself else what differs from A)."""
 
 _WHERE = {
-    "arguments": "the arguments: hash all of them, not just the tool and the user",
-    "argument types": "the JSON types of the values: hash the JSON text of the arguments, not str() of the "
-                      "values with the types lost",
-    "user": "the user: an approval given by alice must never authorize bob",
-    "tool": "the tool: approving a save must never authorize a delete",
+    "arguments": ("the arguments: hash all of them, not just the tool and the user",
+                  "参数：要把参数全部算进哈希，而不只是工具和用户"),
+    "argument types": ("the JSON types of the values: hash the JSON text of the arguments, not str() of the "
+                       "values with the types lost",
+                       "值的 JSON 类型：要对参数的 JSON 文本做哈希，而不是对丢了类型的 str(值)"),
+    "user": ("the user: an approval given by alice must never authorize bob", "用户：alice 给出的批准绝不能授权 bob"),
+    "tool": ("the tool: approving a save must never authorize a delete", "工具：批准一次保存绝不能授权一次删除"),
 }  # fmt: skip
 
 
@@ -92,26 +95,38 @@ def check_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
         try:
             ids = fn(*copy.deepcopy(ACTION_A)), fn(*copy.deepcopy(second))
         except Exception as error:
-            return failed(f"case '{label}': action_id raised {type(error).__name__}: {error}.")
+            return failed(say(f"case '{label}': action_id raised {type(error).__name__}: {error}.",
+                              f"{_case(label)}：action_id 抛出了 {type(error).__name__}: {error}。"))
         if ... in ids:
-            return failed("Not answered yet: action_id still returns ... — return one string per action.")
+            return failed(say("Not answered yet: action_id still returns ... — return one string per action.",
+                              "还没有作答：action_id 仍然返回 ...——每个动作返回一个字符串。"))
         if not all(isinstance(value, str) and value for value in ids):
-            return failed(f"action_id must return a non-empty str (it is stored and compared as text); it returned "
-                          f"{ids[0]!r:.40} ({type(ids[0]).__name__}).")  # fmt: skip
+            return failed(say(f"action_id must return a non-empty str (it is stored and compared as text); it returned "
+                              f"{ids[0]!r:.40} ({type(ids[0]).__name__}).",
+                              f"action_id 必须返回非空的 str（它以文本形式保存和比较）；它返回的是 "
+                              f"{ids[0]!r:.40}（{type(ids[0]).__name__}）。"))  # fmt: skip
         ran, _ = play_approval(fn, second)
         if differs is None and not ran:
-            how = ("the same action got two different ids" if label == "A again, exactly"
-                   else f"your ids differ: {ids[0]!r:.70} vs {ids[1]!r:.70}")  # fmt: skip
-            hint = ("don't use random values, time or id(): the id must be a function of the action only"
+            how = (say("the same action got two different ids", "同一个动作得到了两个不同的 id") if label == "A again, exactly"
+                   else say(f"your ids differ: {ids[0]!r:.70} vs {ids[1]!r:.70}",
+                            f"你的两个 id 不一样：{ids[0]!r:.70} 和 {ids[1]!r:.70}"))  # fmt: skip
+            hint = (say("don't use random values, time or id(): the id must be a function of the action only",
+                        "不要用随机值、时间或 id()：id 必须只由动作决定")
                     if label == "A again, exactly" else
-                    "key order is not part of the action: json.dumps(..., sort_keys=True) sorts keys at every level")
-            return failed(f"case '{label}': alice approved A, yet this call stopped at APPROVAL_REQUIRED — {how}. "
-                          f"Hint: {hint}.")  # fmt: skip
+                    say("key order is not part of the action: json.dumps(..., sort_keys=True) sorts keys at every level",
+                        "键的顺序不属于动作：json.dumps(..., sort_keys=True) 会在每一层给键排序"))  # fmt: skip
+            return failed(say(f"case '{label}': alice approved A, yet this call stopped at APPROVAL_REQUIRED — {how}. "
+                              f"Hint: {hint}.",
+                              f"{_case(label)}：alice 批准了 A，这次调用却停在了 APPROVAL_REQUIRED——{how}。提示：{hint}。"))  # fmt: skip
         if differs is not None and ran:
-            return failed(f"case '{label}': alice approved A, and this call ran on that approval — a write nobody "
-                          f"approved happened. Your id ignores {_WHERE[differs]}.")
-    return passed(f"all {len(ACTION_CASES)} cases right in a real executor: A runs in any key order, and nothing "
-                  "else runs on A's approval.")
+            return failed(say(f"case '{label}': alice approved A, and this call ran on that approval — a write nobody "
+                              f"approved happened. Your id ignores {_WHERE[differs][0]}.",
+                              f"{_case(label)}：alice 批准的是 A，这次调用却凭那个批准运行了——发生了一次没有人批准的写入。"
+                              f"你的 id 没有考虑到{_WHERE[differs][1]}。"))
+    return passed(say(f"all {len(ACTION_CASES)} cases right in a real executor: A runs in any key order, and nothing "
+                      "else runs on A's approval.",
+                      f"{len(ACTION_CASES)} 个用例在真实的执行器里全部正确：A 不论键的顺序如何都能运行，"
+                      "其他调用都不能凭 A 的批准运行。"))
 
 
 def _action_id_solution(tool: str, arguments: dict[str, Any], user_id: str) -> str:

@@ -12,33 +12,48 @@ from collections.abc import Callable
 from typing import Any
 
 from course_lib.exercises import failed, passed
-from course_lib.exercises.nb10._common import _function
+from course_lib.exercises.nb10._common import CASE_LABELS_ZH, _function
+from course_lib.lang import say
 
 NEXT_STEPS = ("retry", "check_status", "fix_arguments", "search_again", "reread", "wait_for_approval", "stop")
 """What the app (and the model) should do next, from the source's table 失败不是一种结果."""
 
 _STEP_WHY = {
-    "retry": "it can recover soon (retryable true) and repeating it is safe (a read, or a write under its "
-             "idempotency key): retry with backoff and a cap",
-    "check_status": "it could recover, but it is a write without an idempotency key: the first attempt may "
-                    "already have written. Query the state first (a timed-out payment is checked, not re-sent)",
-    "fix_arguments": "the arguments break the rule: the model fixes them (once), repeating them fails again",
-    "search_again": "the resource does not exist: search again, or say clearly it was not found",
-    "reread": "the state changed under the call: read it again, then let the user or the flow decide",
-    "wait_for_approval": "a person must approve this exact action: pause and show it (requires_action)",
-    "stop": "permission does not come back by asking again: stop, or ask the user for access",
-    "stop upstream": "retryable is false — the failure is permanent (a broken route, a tool returning the wrong "
-                     "shape): fail, alert, and don't let the model guess",
+    "retry": ("it can recover soon (retryable true) and repeating it is safe (a read, or a write under its "
+              "idempotency key): retry with backoff and a cap",
+              "它很快可能恢复（retryable 为 true），而且重复执行是安全的（一次读取，或带幂等键的写入）：带退避、有上限地重试"),
+    "check_status": ("it could recover, but it is a write without an idempotency key: the first attempt may "
+                     "already have written. Query the state first (a timed-out payment is checked, not re-sent)",
+                     "它有可能恢复，但它是一次没有幂等键的写入：第一次尝试可能已经写入了。先查询状态"
+                     "（超时的支付要先核查，而不是重新发送）"),
+    "fix_arguments": ("the arguments break the rule: the model fixes them (once), repeating them fails again",
+                      "参数违反了规则：由模型修正（一次），原样重复只会再次失败"),
+    "search_again": ("the resource does not exist: search again, or say clearly it was not found",
+                     "资源不存在：重新搜索，或者明确说没有找到"),
+    "reread": ("the state changed under the call: read it again, then let the user or the flow decide",
+               "调用期间状态变了：重新读取，再交给用户或流程决定"),
+    "wait_for_approval": ("a person must approve this exact action: pause and show it (requires_action)",
+                          "必须有人批准这个确切的动作：暂停，并把它展示出来（requires_action）"),
+    "stop": ("permission does not come back by asking again: stop, or ask the user for access",
+             "权限不会因为再问一次就回来：停止，或者请用户授予权限"),
+    "stop upstream": ("retryable is false — the failure is permanent (a broken route, a tool returning the wrong "
+                      "shape): fail, alert, and don't let the model guess",
+                      "retryable 为 false——这次失败是永久性的（路由坏了，或工具返回的结构不对）：报告失败、发出告警，"
+                      "别让模型去猜"),
 }  # fmt: skip
+"""Why each move is the next step: (English, 中文)."""
 
 _MOVE_FOR = {
-    "retry": "a failure that can recover (retryable true) where repeating is safe",
-    "check_status": "a write without an idempotency key that may already have happened",
-    "fix_arguments": "INVALID_INPUT only",
-    "search_again": "NOT_FOUND only",
-    "reread": "CONFLICT only",
-    "wait_for_approval": "APPROVAL_REQUIRED only",
-    "stop": "a failure with no way forward (FORBIDDEN, or retryable false)",
+    "retry": ("a failure that can recover (retryable true) where repeating is safe",
+              "可以恢复（retryable 为 true）且重复执行安全的失败"),
+    "check_status": ("a write without an idempotency key that may already have happened",
+                     "一次没有幂等键、可能已经发生了的写入"),
+    "fix_arguments": ("INVALID_INPUT only", "仅限 INVALID_INPUT"),
+    "search_again": ("NOT_FOUND only", "仅限 NOT_FOUND"),
+    "reread": ("CONFLICT only", "仅限 CONFLICT"),
+    "wait_for_approval": ("APPROVAL_REQUIRED only", "仅限 APPROVAL_REQUIRED"),
+    "stop": ("a failure with no way forward (FORBIDDEN, or retryable false)",
+             "无路可走的失败（FORBIDDEN，或 retryable 为 false）"),
 }
 """What each move is for: said back to a learner who picked it where it does not fit."""
 
@@ -75,24 +90,33 @@ def check_next_step(fn: Callable[[dict[str, Any], bool, bool], str]) -> bool:
     for number, (label, what, is_write, has_key) in enumerate(STEP_CASES, start=1):
         error = errors[label]
         flags = f"is_write={is_write}, has_key={has_key}"
-        shown = f"case {number} ({what}: {error['code']}, retryable {json.dumps(error['retryable'])}; {flags})"
+        retryable = json.dumps(error["retryable"])
+        shown = say(f"case {number} ({what}: {error['code']}, retryable {retryable}; {flags})",
+                    f"用例 {number}（{CASE_LABELS_ZH.get(what, what)}：{error['code']}，retryable {retryable}；{flags}）")
         try:
             got = fn(copy.deepcopy(error), is_write, has_key)
         except Exception as exc:
-            return failed(f"{shown}: next_step raised {type(exc).__name__}: {exc}. The error has the keys "
-                          f"{', '.join(error)}.")
+            return failed(say(f"{shown}: next_step raised {type(exc).__name__}: {exc}. The error has the keys "
+                              f"{', '.join(error)}.",
+                              f"{shown}：next_step 抛出了 {type(exc).__name__}: {exc}。这个错误的键有 {', '.join(error)}。"))
         if got is ...:
-            return failed("Not answered yet: next_step still returns ... — return one of NEXT_STEPS.")
+            return failed(say("Not answered yet: next_step still returns ... — return one of NEXT_STEPS.",
+                              "还没有作答：next_step 仍然返回 ...——请返回 NEXT_STEPS 中的一个。"))
         if got not in NEXT_STEPS:
-            return failed(f"{shown}: {got!r} is not a next step; return one of {', '.join(NEXT_STEPS)}.")
+            return failed(say(f"{shown}: {got!r} is not a next step; return one of {', '.join(NEXT_STEPS)}.",
+                              f"{shown}：{got!r} 不是一种下一步；请返回其中之一：{', '.join(NEXT_STEPS)}。"))
         expected = _next_step_solution(error, is_write, has_key)
         if got != expected:
-            extra = (" (the code alone says UPSTREAM_ERROR; the retryable flag says whether it can recover)"
+            extra = (say(" (the code alone says UPSTREAM_ERROR; the retryable flag says whether it can recover)",
+                         "（单看错误码只知道是 UPSTREAM_ERROR；能不能恢复，要看 retryable 标志）")
                      if error["code"] == "UPSTREAM_ERROR" else "")  # fmt: skip
-            why = _STEP_WHY["stop upstream" if expected == "stop" and error["code"] != "FORBIDDEN" else expected]
-            return failed(f"{shown}: you said {got!r}, the move for {_MOVE_FOR[got]}; the next step is {expected!r}: "
-                          f"{why}{extra}.")
-    return passed(f"next_step picks the right move for all {len(STEP_CASES)} real failures.")
+            why = say(*_STEP_WHY["stop upstream" if expected == "stop" and error["code"] != "FORBIDDEN" else expected])
+            return failed(say(f"{shown}: you said {got!r}, the move for {_MOVE_FOR[got][0]}; the next step is {expected!r}: "
+                              f"{why}{extra}.",
+                              f"{shown}：你选的是 {got!r}（它适用于：{_MOVE_FOR[got][1]}）；下一步应该是 {expected!r}："
+                              f"{why}{extra}。"))
+    return passed(say(f"next_step picks the right move for all {len(STEP_CASES)} real failures.",
+                      f"next_step 对全部 {len(STEP_CASES)} 个真实失败都选对了下一步。"))
 
 
 def _next_step_solution(error: dict[str, Any], is_write: bool, has_key: bool) -> str:

@@ -14,7 +14,8 @@ from typing import Any
 
 from course_lib.arguments import ArgumentsError, parse_arguments_text
 from course_lib.exercises import failed, passed
-from course_lib.exercises.nb10._common import READ, _function
+from course_lib.exercises.nb10._common import READ, _case, _function
+from course_lib.lang import say
 
 
 def parse_cases() -> list[tuple[str, Any]]:
@@ -55,23 +56,36 @@ def parse_cases() -> list[tuple[str, Any]]:
 
 
 _PARSE_HINTS = {
-    "a duplicate key": "json.loads keeps the LAST duplicate silently, so the model's own path is replaced by "
-                       "another. Refuse duplicates with object_pairs_hook",
-    "NaN as a number": "Python's json accepts NaN, standard JSON does not; refuse it with parse_constant",
-    "Infinity as a number": "Python's json accepts Infinity, standard JSON does not; refuse it with parse_constant",
-    "-Infinity as a number": "Python's json accepts -Infinity, standard JSON does not; refuse it with parse_constant",
-    "a second object after the first": "something after the object means the text is not one value: if you use "
-                                       "raw_decode, check that only whitespace is left",
-    "a stray bracket after the object": "only whitespace may follow the object",
-    "an array instead of an object": "arguments are an object: check isinstance(value, dict) after parsing",
-    "a string instead of an object": "arguments are an object: check isinstance(value, dict) after parsing",
-    "null instead of an object": "arguments are an object: None is not one",
-    "an object that was already parsed (not text)": "arguments are JSON text; a dict here means someone passed the "
-                                                    "MCP-style object — refuse it instead of guessing",
-    "single quotes": "JSON strings use double quotes: a parser that accepts 'x' (ast.literal_eval, a quote "
-                     "replace) reads text no JSON parser would",
-    "text cut off in the middle": "a cut-off text is not an object with fewer fields: refuse it, never repair it",
-    "an empty text": "an empty text is not {}: a model that sent nothing did not ask for the defaults",
+    "a duplicate key": ("json.loads keeps the LAST duplicate silently, so the model's own path is replaced by "
+                        "another. Refuse duplicates with object_pairs_hook",
+                        "json.loads 会悄悄保留最后一个重复的键，于是模型自己写的 path 被另一个替换了。"
+                        "用 object_pairs_hook 拒绝重复的键"),
+    "NaN as a number": ("Python's json accepts NaN, standard JSON does not; refuse it with parse_constant",
+                        "Python 的 json 接受 NaN，标准 JSON 不接受；用 parse_constant 拒绝它"),
+    "Infinity as a number": ("Python's json accepts Infinity, standard JSON does not; refuse it with parse_constant",
+                             "Python 的 json 接受 Infinity，标准 JSON 不接受；用 parse_constant 拒绝它"),
+    "-Infinity as a number": ("Python's json accepts -Infinity, standard JSON does not; refuse it with parse_constant",
+                              "Python 的 json 接受 -Infinity，标准 JSON 不接受；用 parse_constant 拒绝它"),
+    "a second object after the first": ("something after the object means the text is not one value: if you use "
+                                        "raw_decode, check that only whitespace is left",
+                                        "对象后面还有东西，说明这段文本不是单个值：如果你用 raw_decode，要检查剩下的只有空白"),
+    "a stray bracket after the object": ("only whitespace may follow the object", "对象后面只能跟空白"),
+    "an array instead of an object": ("arguments are an object: check isinstance(value, dict) after parsing",
+                                      "参数是一个对象：解析之后检查 isinstance(value, dict)"),
+    "a string instead of an object": ("arguments are an object: check isinstance(value, dict) after parsing",
+                                      "参数是一个对象：解析之后检查 isinstance(value, dict)"),
+    "null instead of an object": ("arguments are an object: None is not one", "参数是一个对象：None 不是对象"),
+    "an object that was already parsed (not text)": ("arguments are JSON text; a dict here means someone passed the "
+                                                     "MCP-style object — refuse it instead of guessing",
+                                                     "参数是 JSON 文本；这里出现 dict，说明有人传入了 MCP 那一侧的对象"
+                                                     "——拒绝它，而不是去猜"),
+    "single quotes": ("JSON strings use double quotes: a parser that accepts 'x' (ast.literal_eval, a quote "
+                      "replace) reads text no JSON parser would",
+                      "JSON 字符串用双引号：接受 'x' 的解析器（ast.literal_eval、替换引号）读的是任何 JSON 解析器都不会接受的文本"),
+    "text cut off in the middle": ("a cut-off text is not an object with fewer fields: refuse it, never repair it",
+                                   "截断的文本不是少了几个字段的对象：拒绝它，绝不去修补"),
+    "an empty text": ("an empty text is not {}: a model that sent nothing did not ask for the defaults",
+                      "空文本不是 {}：什么也没发送的模型，并没有要求使用默认值"),
 }  # fmt: skip
 
 
@@ -84,33 +98,44 @@ def check_parse_arguments(fn: Callable[[Any], dict[str, Any]]) -> bool:
             expected: Any = parse_arguments_text(copy.deepcopy(text))
         except ArgumentsError as error:
             expected = error
-        shown = f"case '{label}' ({text!r:.70})"
+        shown = say(f"case '{label}' ({text!r:.70})", f"{_case(label)}（{text!r:.70}）")
         try:
             got = fn(copy.deepcopy(text))
         except (ValueError, TypeError) as error:
             if isinstance(expected, ArgumentsError):
                 if isinstance(error, TypeError) and isinstance(text, str):
-                    return failed(f"{shown}: raise ValueError, not TypeError, for a bad arguments text.")
+                    return failed(say(f"{shown}: raise ValueError, not TypeError, for a bad arguments text.",
+                                      f"{shown}：参数文本有误时要抛出 ValueError，而不是 TypeError。"))
                 continue
-            hint = (" JSON allows whitespace around the value (raw_decode does not skip it before the value)."
+            hint = (say(" JSON allows whitespace around the value (raw_decode does not skip it before the value).",
+                        "JSON 允许值的前后有空白（raw_decode 不会跳过值前面的空白）。")
                     if label.startswith("the same text with spaces") else
-                    " JSON has null, true and false: parse it with json.loads (ast.literal_eval and eval read Python, "
-                    "not JSON)." if "null" in str(text) else "")  # fmt: skip
-            return failed(f"{shown}: you raised {type(error).__name__}: {error}, but this is valid arguments text.{hint}")
+                    say(" JSON has null, true and false: parse it with json.loads (ast.literal_eval and eval read Python, "
+                        "not JSON).", "JSON 里有 null、true 和 false：用 json.loads 解析（ast.literal_eval 和 eval 读的是 "
+                        "Python，不是 JSON）。") if "null" in str(text) else "")  # fmt: skip
+            return failed(say(f"{shown}: you raised {type(error).__name__}: {error}, but this is valid arguments text.{hint}",
+                              f"{shown}：你抛出了 {type(error).__name__}: {error}，但这是有效的参数文本。{hint}"))
         except Exception as error:
-            return failed(f"{shown}: parse_arguments raised {type(error).__name__}: {error}; refuse with ValueError.")
+            return failed(say(f"{shown}: parse_arguments raised {type(error).__name__}: {error}; refuse with ValueError.",
+                              f"{shown}：parse_arguments 抛出了 {type(error).__name__}: {error}；请用 ValueError 拒绝。"))
         if got is ...:
-            return failed("Not answered yet: parse_arguments still returns ... — return the dict.")
+            return failed(say("Not answered yet: parse_arguments still returns ... — return the dict.",
+                              "还没有作答：parse_arguments 仍然返回 ...——请返回那个字典。"))
         if isinstance(expected, ArgumentsError) and got == {} and label != "an empty text":
-            return failed(f"{shown}: you returned {{}}; refuse it with ValueError. Returning an empty dict on a "
-                          "parse error hides the model's mistake and runs the tool with defaults nobody asked for.")
+            return failed(say(f"{shown}: you returned {{}}; refuse it with ValueError. Returning an empty dict on a "
+                              "parse error hides the model's mistake and runs the tool with defaults nobody asked for.",
+                              f"{shown}：你返回了 {{}}；请用 ValueError 拒绝它。解析出错时返回空字典，会掩盖模型的错误，"
+                              "并用没有人要求的默认值运行工具。"))
         if isinstance(expected, ArgumentsError):
-            return failed(f"{shown}: you returned {got!r:.60}; refuse it with ValueError. "
-                          f"{_PARSE_HINTS.get(label, 'It is not one clean JSON object')}.")
+            hint = say(*_PARSE_HINTS.get(label, ("It is not one clean JSON object", "它不是一个干净的 JSON 对象")))
+            return failed(say(f"{shown}: you returned {got!r:.60}; refuse it with ValueError. {hint}.",
+                              f"{shown}：你返回了 {got!r:.60}；请用 ValueError 拒绝它。{hint}。"))
         if got != expected or type(got) is not dict:
-            return failed(f"{shown}: you returned {got!r:.60}; expected {expected!r:.60}.")
-    return passed("all 16 texts right: the model's arguments parsed, and duplicates, NaN, Infinity, trailing data "
-                  "and non-objects refused.")
+            return failed(say(f"{shown}: you returned {got!r:.60}; expected {expected!r:.60}.",
+                              f"{shown}：你返回了 {got!r:.60}；应该是 {expected!r:.60}。"))
+    return passed(say("all 16 texts right: the model's arguments parsed, and duplicates, NaN, Infinity, trailing data "
+                      "and non-objects refused.",
+                      "16 段文本全部正确：解析了模型的参数，并拒绝了重复的键、NaN、Infinity、多余的尾部数据和非对象。"))
 
 
 def _parse_arguments_solution(text: Any) -> dict[str, Any]:

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from course_lib.exercises import failed, passed
-from course_lib.exercises.nb10._common import _function
+from course_lib.exercises.nb10._common import _case, _function
 from course_lib.exercises.nb10.pairing import _offline_client
+from course_lib.lang import say
 
 MAX_STEPS = 3
 CASES = {
@@ -29,19 +30,26 @@ CASES = {
 API_MISTAKES = (
     ("No tool output found for function call",
      "a function_call went back without its function_call_output: run every call of the response (walk all "
-     "of response.output, not output[0]) and send one output per call_id."),
+     "of response.output, not output[0]) and send one output per call_id.",
+     "有一个 function_call 发回去时没有带上它的 function_call_output：响应里的每个调用都要运行（遍历整个 "
+     "response.output，而不是只看 output[0]），并且每个 call_id 发一个输出。"),
     ("No tool call found for function call output with call_id fc_",
-     "that is the item's id (fc_…), not its call_id: the output must carry call.call_id."),
+     "that is the item's id (fc_…), not its call_id: the output must carry call.call_id.",
+     "那是这个项的 id（fc_…），不是它的 call_id：输出必须带上 call.call_id。"),
     ("No tool call found for function call output",
      "the outputs went back without the model's own items: append every item of response.output to the input "
-     "first (the function_call itself), then one function_call_output per call."),
+     "first (the function_call itself), then one function_call_output per call.",
+     "输出发回去了，却没有带上模型自己的项：先把 response.output 的每一项都追加到 input 里（包括 function_call 本身），"
+     "再为每个调用发一个 function_call_output。"),
     ("Unknown parameter",
      "item.model_dump() adds fields the API refuses (None values, Python names): send item.to_dict() or the "
-     "typed item itself."),
+     "typed item itself.",
+     "item.model_dump() 会加上 API 拒绝的字段（None 值、Python 的字段名）：发送 item.to_dict()，或者直接发送带类型的项本身。"),
     ("Invalid type for",
-     "function_call_output.output is text (or a list of content parts): send execute(call)'s string as it is."),
+     "function_call_output.output is text (or a list of content parts): send execute(call)'s string as it is.",
+     "function_call_output.output 是文本（或内容部分的列表）：把 execute(call) 返回的字符串原样发出。"),
 )  # fmt: skip
-"""(what the 400 says, the mistake behind it): the first that matches names the learner's mistake."""
+"""(what the 400 says, the mistake behind it, 中文): the first that matches names the learner's mistake."""
 
 
 class _Runaway(Exception):
@@ -97,7 +105,8 @@ def _api_mistake(error: Exception) -> str | None:
     if not isinstance(error, openai.BadRequestError):
         return None
     text = str(error)
-    return next((why for says, why in API_MISTAKES if says in text), f"the model API refused the request: {text}")
+    return next((say(en, zh) for says, en, zh in API_MISTAKES if says in text),
+                say(f"the model API refused the request: {text}", f"模型 API 拒绝了这个请求：{text}"))
 
 
 def check_responses_loop(fn: Any) -> bool:
@@ -105,39 +114,57 @@ def check_responses_loop(fn: Any) -> bool:
     if problem := _function(fn, "run_loop", "client, model, task, tools, execute, max_steps=5"):
         return failed(problem)
     for label, task in CASES.items():
+        case = _case(label)
         try:
             answer, client = _run(fn, task)
         except Exception as error:
-            why = _api_mistake(error) or f"run_loop raised {type(error).__name__}: {error}"
-            return failed(f"case '{label}': {why}")
+            why = _api_mistake(error) or say(f"run_loop raised {type(error).__name__}: {error}",
+                                             f"run_loop 抛出了 {type(error).__name__}: {error}")
+            return failed(say(f"case '{label}': {why}", f"{case}：{why}"))
         right, expected = _run(_loop_solution, task)
         if not isinstance(answer, str):
-            return failed(f"case '{label}': return the final answer text (response.output_text), not {answer!r:.60}.")
+            return failed(say(f"case '{label}': return the final answer text (response.output_text), not {answer!r:.60}.",
+                              f"{case}：请返回最终回答的文本（response.output_text），而不是 {answer!r:.60}。"))
         if answer != right:
-            hint = ("the response held two function_call items: run both and send both outputs before asking again."
-                    if label == "two reads in one response" else "ask again with the whole context until a response "
-                    "holds no function_call, then return its output_text.")  # fmt: skip
-            return failed(f"case '{label}': your answer {answer[:60]!r}… is not the one the full context gives "
-                          f"({right[:60]!r}…): {hint}")
+            hint = (say("the response held two function_call items: run both and send both outputs before asking again.",
+                        "响应里有两个 function_call 项：两个都要运行，把两个输出都发回去，然后再请求。")
+                    if label == "two reads in one response" else
+                    say("ask again with the whole context until a response holds no function_call, then return its "
+                        "output_text.", "带着完整的上下文继续请求，直到某个响应里没有 function_call，再返回它的 output_text。"))  # fmt: skip
+            return failed(say(f"case '{label}': your answer {answer[:60]!r}… is not the one the full context gives "
+                              f"({right[:60]!r}…): {hint}",
+                              f"{case}：你的回答 {answer[:60]!r}… 不是完整上下文给出的那个（{right[:60]!r}…）：{hint}"))
         if client.requests != expected.requests:
-            return failed(f"case '{label}': {client.requests} model requests, the loop needs {expected.requests}: "
-                          "stop at the first response without a function_call.")
-    for mode, why in (("never stops", f"stop after max_steps ({MAX_STEPS}) model requests with raise RuntimeError: "
-                                      "a loop needs its own end."),
-                      ("cut off", "check response.status: 'incomplete' (incomplete_details.reason "
-                                  "'max_output_tokens') is not a final answer; raise RuntimeError.")):  # fmt: skip
+            return failed(say(f"case '{label}': {client.requests} model requests, the loop needs {expected.requests}: "
+                              "stop at the first response without a function_call.",
+                              f"{case}：发了 {client.requests} 次模型请求，这个循环只需要 {expected.requests} 次："
+                              "遇到第一个没有 function_call 的响应就停下。"))
+    for mode, why in (("never stops", say(f"stop after max_steps ({MAX_STEPS}) model requests with raise RuntimeError: "
+                                          "a loop needs its own end.",
+                                          f"在 max_steps（{MAX_STEPS}）次模型请求之后用 raise RuntimeError 停下："
+                                          "循环需要自己的终点。")),
+                      ("cut off", say("check response.status: 'incomplete' (incomplete_details.reason "
+                                      "'max_output_tokens') is not a final answer; raise RuntimeError.",
+                                      "检查 response.status：'incomplete'（incomplete_details.reason 为 "
+                                      "'max_output_tokens'）不是最终回答；请 raise RuntimeError。"))):  # fmt: skip
+        model = {"never stops": "永不停止的模型", "cut off": "响应被截断的模型"}[mode]
         try:
             answer, client = _run(fn, CASES["one read"], mode)
         except RuntimeError:
             continue
         except _Runaway:
-            return failed(f"a model that never stops: your loop was still asking after {MAX_STEPS + 5} requests; {why}")
+            return failed(say(f"a model that never stops: your loop was still asking after {MAX_STEPS + 5} requests; {why}",
+                              f"{model}：你的循环在 {MAX_STEPS + 5} 次请求之后还在请求；{why}"))
         except Exception as error:
-            return failed(f"a model that {mode}: raise RuntimeError, not {type(error).__name__}: {error}")
-        return failed(f"a model that {'never stops' if mode == 'never stops' else 'is cut off'}: you returned "
-                      f"{answer!r:.60} after {client.requests} requests; {why}")
-    return passed("the loop sends the whole context, one output per call_id, stops at a final message, and ends "
-                  "on its budget and on an incomplete response.")
+            return failed(say(f"a model that {mode}: raise RuntimeError, not {type(error).__name__}: {error}",
+                              f"{model}：请 raise RuntimeError，而不是 {type(error).__name__}: {error}"))
+        return failed(say(f"a model that {'never stops' if mode == 'never stops' else 'is cut off'}: you returned "
+                          f"{answer!r:.60} after {client.requests} requests; {why}",
+                          f"{model}：你在 {client.requests} 次请求之后返回了 {answer!r:.60}；{why}"))
+    return passed(say("the loop sends the whole context, one output per call_id, stops at a final message, and ends "
+                      "on its budget and on an incomplete response.",
+                      "这个循环发送完整的上下文，每个 call_id 一个输出，遇到最终消息就停下，"
+                      "并且在预算用尽和响应不完整时结束。"))
 
 
 def _loop_solution(client: Any, model: str, task: str, tools: list[dict[str, Any]], execute: Callable[[Any], str],

@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict
 from course_lib.arguments import ReadTextFileArgs
 from course_lib.broken_traces import THREE_READS
 from course_lib.exercises import failed, passed
-from course_lib.exercises.nb10._common import ALICE, READ, _function, _SaveArgs
+from course_lib.exercises.nb10._common import ALICE, READ, _case, _function, _SaveArgs
 from course_lib.execution import CallContext, Execution, Executor, Tool
+from course_lib.lang import say
 from course_lib.parallel import Call
 
 DELAYS = {"read": 0.06, "write": 0.03}
@@ -128,39 +129,49 @@ def run_scheduler(fn: Callable[..., Awaitable[Any]], calls: list[Call]) -> Timed
 
 
 def _schedule_problem(label: str, calls: list[Call], turn: TimedTurn) -> str | None:
-    where = f"case '{label}'"
+    where = _case(label)
     results = turn.results
     if not isinstance(results, list) or len(results) != len(calls):
-        shown = f"a {type(results).__name__}" if not isinstance(results, list) else f"{len(results)} results"
-        return f"{where}: run_turn must return a list with one Execution per call ({len(calls)}); it returned {shown}."
+        shown = (say(f"a {type(results).__name__}", f"一个 {type(results).__name__}") if not isinstance(results, list)
+                 else say(f"{len(results)} results", f"{len(results)} 个结果"))  # fmt: skip
+        return say(f"{where}: run_turn must return a list with one Execution per call ({len(calls)}); it returned {shown}.",
+                   f"{where}：run_turn 必须返回一个列表，每个调用一个 Execution（共 {len(calls)} 个）；它返回的是 {shown}。")
     for i, (call, result) in enumerate(zip(calls, results)):
         if not isinstance(result, Execution) or result.call_id != call.call_id:
             got = result.call_id if isinstance(result, Execution) else type(result).__name__
-            return (f"{where}: result {i} is for {got}, but the model's call {i} is {call.call_id}: return the "
-                    "results in the model's order (what execute(call) returned, at the call's position).")
+            return say(f"{where}: result {i} is for {got}, but the model's call {i} is {call.call_id}: return the "
+                       "results in the model's order (what execute(call) returned, at the call's position).",
+                       f"{where}：第 {i} 个结果属于 {got}，但模型的第 {i} 个调用是 {call.call_id}：按模型的顺序返回结果"
+                       "（execute(call) 返回的东西，放在这个调用的位置上）。")
     start = {cid: i for i, (kind, cid) in enumerate(turn.events) if kind == "start"}
     end = {cid: i for i, (kind, cid) in enumerate(turn.events) if kind == "end"}
     for call in calls:
         runs = sum(1 for kind, cid in turn.events if kind == "start" and cid == call.call_id)
         if runs != 1:
-            return f"{where}: {call.call_id} ran {runs} times; every call runs exactly once."
+            return say(f"{where}: {call.call_id} ran {runs} times; every call runs exactly once.",
+                       f"{where}：{call.call_id} 运行了 {runs} 次；每个调用恰好运行一次。")
     write = {call.call_id: call.name == "save_learning_gap" for call in calls}
     for w in (c.call_id for c in calls if write[c.call_id]):
         for other in (c.call_id for c in calls if c.call_id != w):
             if start[other] < end[w] and start[w] < end[other]:
-                return f"{where}: {other} ran while the write {w} was running. A write runs alone: nothing beside it."
+                return say(f"{where}: {other} ran while the write {w} was running. A write runs alone: nothing beside it.",
+                           f"{where}：写入 {w} 运行期间，{other} 也在运行。写入要单独运行：旁边不能有别的调用。")
     for i, earlier in enumerate(calls):
         for later in calls[i + 1:]:
             if (write[earlier.call_id] or write[later.call_id]) and start[later.call_id] < end[earlier.call_id]:
                 w = earlier.call_id if write[earlier.call_id] else later.call_id
-                return (f"{where}: {later.call_id} started before {earlier.call_id} had finished, although the model "
-                        f"sent it after, and {w} is a write. Keep the model's order around every write.")
+                return say(f"{where}: {later.call_id} started before {earlier.call_id} had finished, although the model "
+                           f"sent it after, and {w} is a write. Keep the model's order around every write.",
+                           f"{where}：{later.call_id} 在 {earlier.call_id} 完成之前就开始了，可模型是在它之后发出的，"
+                           f"而且 {w} 是写入。每次写入的前后都要保持模型的顺序。")
     wave: list[str] = []
     for call in [*calls, None]:
         if call is None or write[call.call_id]:
             if len(wave) > 1 and max(start[c] for c in wave) > min(end[c] for c in wave):
-                return (f"{where}: the reads {', '.join(wave)} ran one after another. They are independent reads "
-                        "with no write between them: start them together (a task group, or asyncio.gather).")
+                return say(f"{where}: the reads {', '.join(wave)} ran one after another. They are independent reads "
+                           "with no write between them: start them together (a task group, or asyncio.gather).",
+                           f"{where}：读取 {', '.join(wave)} 是一个接一个运行的。它们是互不依赖的读取，中间没有写入："
+                           "让它们一起开始（用 task group 或 asyncio.gather）。")
             wave = []
         else:
             wave.append(call.call_id)
@@ -172,18 +183,22 @@ def check_run_turn(fn: Callable[..., Awaitable[list[Execution]]]) -> bool:
     if problem := _function(fn, "run_turn", "calls, execute, is_write"):
         return failed(problem)
     if not inspect.iscoroutinefunction(fn):
-        return failed("run_turn must be an async def: it awaits execute(call), which is a coroutine function.")
+        return failed(say("run_turn must be an async def: it awaits execute(call), which is a coroutine function.",
+                          "run_turn 必须是 async def：它要 await execute(call)，而那是一个协程函数。"))
     for label, calls in schedule_cases().items():
         try:
             turn = run_scheduler(fn, calls)
         except Exception as error:
-            return failed(f"case '{label}': run_turn raised {type(error).__name__}: {error}.")
+            return failed(say(f"case '{label}': run_turn raised {type(error).__name__}: {error}.",
+                              f"{_case(label)}：run_turn 抛出了 {type(error).__name__}: {error}。"))
         if turn.results is ...:
-            return failed("Not answered yet: run_turn still returns ... — return the list of executions.")
+            return failed(say("Not answered yet: run_turn still returns ... — return the list of executions.",
+                              "还没有作答：run_turn 仍然返回 ...——请返回 Execution 的列表。"))
         if problem := _schedule_problem(label, calls, turn):
             return failed(problem)
-    return passed("all 5 turns ran right: reads overlapped, each write ran alone and in order, results came back "
-                  "in the model's order.")
+    return passed(say("all 5 turns ran right: reads overlapped, each write ran alone and in order, results came back "
+                      "in the model's order.",
+                      "5 轮全部运行正确：读取相互重叠，每次写入都单独、按顺序运行，结果按模型的顺序返回。"))
 
 
 async def _run_turn_solution(calls: list[Call], execute: Callable[[Call], Awaitable[Execution]],
