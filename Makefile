@@ -23,7 +23,8 @@ lab: $(VENV)/.installed
 	$(BIN)/python binder/lab_settings.py
 	$(BIN)/jupyter lab notebooks/00_map_and_first_run.ipynb $(LAB_ROOT) $(LAB_ARGS)
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed  ## every zh-CN cell in step with its English (else it names notebook and cell), then every test and notebook
+	$(BIN)/python tools/translations.py check
 	$(BIN)/python -m pytest tests notebooks $(NBVAL)
 
 test-fast: $(VENV)/.installed  ## unit tests only, no notebooks

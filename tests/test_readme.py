@@ -88,6 +88,7 @@ def test_the_windows_commands_match_the_makefile():
     assert "jupyter lab notebooks\\00_map_and_first_run.ipynb" in windows
     nbval = re.search(r"NBVAL\s*:=\s*(.*)", makefile).group(1).strip()
     assert f"pytest tests notebooks {nbval}".replace("/", "\\") in windows
+    assert "python tools\\translations.py check" in windows and "\t$(BIN)/python tools/translations.py check\n" in makefile
 
 
 def test_the_offline_model_server_and_the_curl_example(venv_python):
