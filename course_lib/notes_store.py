@@ -387,7 +387,8 @@ class NotesStore:
         """What replacing the note's text with `content` would change. Writes nothing.
 
         Returns the logical path, the current version, the exact `apply_note_update` arguments
-        to approve (with `expected_version` = the current version) and a unified diff.
+        to approve (with `expected_version` = the current version) and a unified diff (its two
+        header labels in the edition's language, like the rest of what a learner reads).
 
         Raises:
             ToolError: as `read`.
