@@ -32,6 +32,8 @@ from typing import Any, Literal
 import anyio
 from mcp.types import ToolAnnotations
 
+from course_lib.lang import say
+
 
 def canonical_arguments(arguments: dict[str, Any]) -> str:
     """The arguments as canonical JSON text: sorted keys, no spaces — equal objects, equal text."""
@@ -255,18 +257,24 @@ def approval_policy(
     hints = ToolHints.from_annotations(annotations if trusted_server else None)
     reasons = []
     if annotations is None:
-        reasons.append("no annotations: the cautious defaults apply")
+        reasons.append(say("no annotations: the cautious defaults apply", "没有注解：采用谨慎的默认值"))
     elif not trusted_server:
-        reasons.append("annotations ignored: the server is not trusted, so the cautious defaults apply")
+        reasons.append(say("annotations ignored: the server is not trusted, so the cautious defaults apply",
+                           "注解被忽略：这个服务器不受信任，所以采用谨慎的默认值"))
     if side_effect:
-        reasons.append("the app's own contract: it changes data")
+        reasons.append(say("the app's own contract: it changes data", "应用自己定的契约：它会改变数据"))
     if not hints.read_only:
-        reasons.append("not read-only" + (" and destructive" if hints.destructive else " (additive only)"))
+        reasons.append(say("not read-only and destructive", "不是只读的，而且有破坏性") if hints.destructive
+                       else say("not read-only (additive only)", "不是只读的（只做添加）"))  # fmt: skip
     elif hints.open_world and after:
-        reasons.append("read-only but open world, right after untrusted output: a read can carry data out")
+        reasons.append(say("read-only but open world, right after untrusted output: a read can carry data out",
+                           "只读，但面向开放世界，而且紧跟在不可信的输出之后：一次读取也能把数据带出去"))
     needs = side_effect or not hints.read_only or (hints.open_world and bool(after))
     if after:
-        reasons.append(f"proposed after untrusted output of {', '.join(map(str, after))}")
+        reasons.append(say("proposed after untrusted output of {outputs}", "在读过不可信的输出之后提出：{outputs}",
+                           outputs=", ".join(map(str, after))))
     if not needs:
-        reasons.append("read-only" + (" and closed world" if not hints.open_world else "") + ", as a trusted server says")
+        reasons.append(say("read-only, as a trusted server says", "只读，这是受信任的服务器说的") if hints.open_world
+                       else say("read-only and closed world, as a trusted server says",
+                                "只读且面向封闭世界，这是受信任的服务器说的"))  # fmt: skip
     return Policy(needs, tuple(reasons), tuple(after))

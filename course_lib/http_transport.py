@@ -54,6 +54,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import INVALID_REQUEST
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from course_lib.lang import say
+
 logger = logging.getLogger(__name__)
 
 TOKEN_ENV = "COURSE_MCP_TOKEN"
@@ -146,17 +148,21 @@ class HttpSettings:
                 (0.0.0.0, ::) without `public_url`, or a `public_url` not ending in /mcp.
         """
         if not is_loopback(self.host) and not self.token:
-            raise ConfigurationError(
-                f"refusing to serve on {self.host} without a bearer token: anyone who can reach this "
-                f"address could call the tools. Give --token-file PATH or set {TOKEN_ENV}."
-            )
+            raise ConfigurationError(say(
+                "refusing to serve on {host} without a bearer token: anyone who can reach this "
+                "address could call the tools. Give --token-file PATH or set {env}.",
+                "拒绝在 {host} 上提供服务：没有 bearer 令牌，能访问这个地址的任何人都可以调用这些工具。"
+                "请给出 --token-file PATH，或设置 {env}。", host=self.host, env=TOKEN_ENV))
         if self.public_url and not self.public_url.rstrip("/").endswith(MCP_PATH):
-            raise ConfigurationError(f"--public-url must end in {MCP_PATH}, the endpoint's path: {self.public_url}")
+            raise ConfigurationError(say("--public-url must end in {path}, the endpoint's path: {url}",
+                                         "--public-url 必须以端点的路径 {path} 结尾：{url}",
+                                         path=MCP_PATH, url=self.public_url))
         if self.host in ("0.0.0.0", "::") and not self.public_url:
-            raise ConfigurationError(
-                f"serving on every address ({self.host}) needs --public-url, the URL clients use: its host is "
-                "the one Host header accepted besides loopback's, and the URL names this server in OAuth."
-            )
+            raise ConfigurationError(say(
+                "serving on every address ({host}) needs --public-url, the URL clients use: its host is "
+                "the one Host header accepted besides loopback's, and the URL names this server in OAuth.",
+                "在所有地址（{host}）上提供服务需要 --public-url，即客户端使用的 URL：除回环地址之外，"
+                "只接受以它的主机名为 Host 头的请求，OAuth 里也用这个 URL 指称这个服务器。", host=self.host))
         return self
 
     def url(self, port: int) -> str:

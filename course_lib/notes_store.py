@@ -61,6 +61,7 @@ import sqlite3
 import stat
 import tempfile
 import time
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -74,6 +75,7 @@ from course_lib.approval import Approvals, PendingAction, action_id, canonical_a
 from course_lib.arguments import quote
 from course_lib.execution import CallContext, Execution, Executor, ServerLog, Session, Tool, ToolError
 from course_lib.fs_server import LOGICAL_ROOT, MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace
+from course_lib.lang import language, say
 from course_lib.nofollow import open_folder, read_inside, refusal
 from course_lib.records import Database
 
@@ -189,20 +191,48 @@ class AuditLog:
 
     def table(self) -> str:
         """The records as a plain-text table, one row each. The action id stands for the exact
-        arguments (it is their hash, with the tool and user); `records[i].arguments` holds them."""
+        arguments (it is their hash, with the tool and user); `records[i].arguments` holds them.
+        Headers and details are in the edition's language; the records themselves stay English."""
         records = self.records
         if not records:
-            return "(no side effects recorded)"
-        rows = [("when", "who", "tool", "action", "target", "result", "detail")]
+            return say("(no side effects recorded)", "（没有记录到副作用）")
+        rows = [AUDIT_HEADERS_ZH if language() == "zh-CN" else AUDIT_HEADERS]
         for r in records:
             target = r.arguments.get("path") if isinstance(r.arguments, dict) else None
-            rows.append((r.time, r.who, r.tool, r.action_id or "-", str(target or "-"), r.result, r.detail))
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-        return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows)
+            rows.append((r.time, r.who, r.tool, r.action_id or "-", str(target or "-"), r.result, _detail(r.detail)))
+        widths = [max(_width(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+        return "\n".join("  ".join(_pad(cell, w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows)
 
     def show(self) -> None:
         """Print `table()`."""
         print(self.table())
+
+
+AUDIT_HEADERS = ("when", "who", "tool", "action", "target", "result", "detail")
+AUDIT_HEADERS_ZH = ("时间", "谁", "工具", "动作", "目标", "结果", "详情")
+_DETAILS_ZH = {"executed": "已执行", "refused": "被拒绝", "rejected by a person": "被人拒绝",
+               "replayed: stored result returned": "重放：返回了存下的结果"}  # fmt: skip
+
+
+def _detail(detail: str) -> str:
+    """A record's detail (`"<trace id> stopped at approval"`...) as the edition shows it."""
+    if language() != "zh-CN":
+        return detail
+    trace, space, rest = detail.partition(" ")
+    if not trace.startswith("trace-"):  # a person's rejection has no trace id
+        trace, space, rest = "", "", detail
+    if rest.startswith("stopped at "):
+        return f"{trace}{space}停在 {rest.removeprefix('stopped at ')} 这一步"
+    return trace + space + _DETAILS_ZH.get(rest, rest)
+
+
+def _width(text: str) -> int:
+    """Screen columns: a Chinese character takes two."""
+    return sum(2 if ord(ch) >= 0x1100 and unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
 
 
 def _json(arguments: Any) -> str:
@@ -357,7 +387,8 @@ class NotesStore:
         """What replacing the note's text with `content` would change. Writes nothing.
 
         Returns the logical path, the current version, the exact `apply_note_update` arguments
-        to approve (with `expected_version` = the current version) and a unified diff.
+        to approve (with `expected_version` = the current version) and a unified diff (its two
+        header labels in the edition's language, like the rest of what a learner reads).
 
         Raises:
             ToolError: as `read`.
@@ -365,13 +396,15 @@ class NotesStore:
         note, version = self._current(path)
         shown, text = note.shown, note.text
         diff = difflib.unified_diff(text.splitlines(keepends=True), content.splitlines(keepends=True),
-                                    f"{shown} (version {version})", f"{shown} (after the update)")  # fmt: skip
+                                    say("{shown} (version {version})", "{shown}（版本 {version}）",
+                                        shown=shown, version=version),
+                                    say("{shown} (after the update)", "{shown}（更新之后）", shown=shown))  # fmt: skip
         diff_text = "".join(line if line.endswith("\n") else line + "\n" for line in diff)
         return {
             "path": shown,
             "current_version": version,
             "arguments": {"path": shown, "content": content, "expected_version": version},
-            "diff": diff_text or "(no change)\n",
+            "diff": diff_text or say("(no change)\n", "（没有变化）\n"),
         }
 
     def write(self, path: str, content: str, expected_version: int) -> dict[str, Any]:

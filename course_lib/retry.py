@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from course_lib.execution import Execution, Executor, Session
+from course_lib.lang import say
 
 
 @dataclass(frozen=True)
@@ -59,19 +60,22 @@ class RetryOutcome:
 
     execution: Execution
     attempts: list[Attempt] = field(default_factory=list)
-    stopped_because: str = ""
+    stopped_because: str = ""  # a sentence for the learner, in the edition's language
 
 
 def retry_verdict(execution: Execution, executor: Executor) -> str | None:
-    """Why `execution` must not be retried (a sentence), or None when a retry is allowed."""
+    """Why `execution` must not be retried (a sentence in the edition's language), or None when a
+    retry is allowed."""
     if execution.ok:
-        return "it succeeded"
+        return say("it succeeded", "它成功了")
     error = execution.result["error"]
     if not error["retryable"]:
-        return f"{error['code']} is not retryable: another identical attempt would fail the same way"
+        return say("{code} is not retryable: another identical attempt would fail the same way",
+                   "{code} 不可重试：再做一次完全相同的尝试，也会以同样的方式失败", code=error["code"])
     tool = executor.tools.get(execution.tool)
     if tool is not None and tool.side_effect and not tool.idempotent:
-        return f"{tool.name} writes without an idempotency key: a retry could write twice"
+        return say("{tool} writes without an idempotency key: a retry could write twice",
+                   "{tool} 的写入没有幂等键：重试可能写入两次", tool=tool.name)
     return None
 
 
@@ -111,9 +115,11 @@ async def execute_with_retries(
             return outcome
         wait = policy.delay(number, rng)
         if waited_total + wait > policy.budget:
-            outcome.stopped_because = f"the time budget ({policy.budget:g}s of waiting) would be exceeded"
+            outcome.stopped_because = say("the time budget ({budget:g}s of waiting) would be exceeded",
+                                          "会超出时间预算（总共 {budget:g}s 的等待）", budget=policy.budget)
             return outcome
         waited_total += wait
     assert outcome is not None
-    outcome.stopped_because = f"the attempt cap ({policy.max_attempts}) was reached"
+    outcome.stopped_because = say("the attempt cap ({cap}) was reached", "已达到尝试次数上限（{cap} 次）",
+                                  cap=policy.max_attempts)
     return outcome
