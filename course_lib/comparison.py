@@ -23,7 +23,8 @@ from typing import Any
 from openai import OpenAI
 from openai.types.responses import Response
 
-from course_lib.evaluation import Metric, Question, TaskTrace, compute_metrics, display_width, metric_label, pad, run_eval
+from course_lib.evaluation import Metric, Question, TaskTrace, compute_metrics, metric_label, run_eval
+from course_lib.lang import display_width, pad
 from course_lib.lang import say
 
 Change = Callable[[Any], Any]

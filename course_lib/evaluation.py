@@ -49,7 +49,6 @@ import re
 import shutil
 import tempfile
 import time
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +61,7 @@ from course_lib.assistant import NotesAssistant, Timed
 from course_lib.failure_table import CAUSES_ZH, CHECKS_ZH, ROWS, Row
 from course_lib.grounding import Claim, claims, missing_points, ungrounded
 from course_lib.guarded_loop import GuardedResult
-from course_lib.lang import say
+from course_lib.lang import display_width, pad, say
 from course_lib.notes_server import LOGICAL_ROOT, notes_dir
 from course_lib.offline_model import EVIDENCE_MISSING
 from course_lib.show import TextFallback
@@ -88,14 +87,6 @@ def metric_label(name: str) -> str:
     return say(name, METRIC_LABELS_ZH.get(name, name))
 
 
-def display_width(text: str) -> int:
-    """Columns a monospaced terminal gives `text`: a Chinese character takes two (so tables line up)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def pad(text: str, width: int) -> str:
-    """`text.ljust(width)` by display width (the same as ljust for English)."""
-    return text + " " * max(0, width - display_width(text))
 TIME_BUCKETS = ((2.0, "< 2 s"), (10.0, "2–10 s"), (60.0, "10–60 s"), (float("inf"), "≥ 60 s"))
 _SOURCES = re.compile(r"^(?:Sources:|来源：)[ \t]*(.*)$", re.M)  # the offline model's English or Chinese line
 _QUOTE = re.compile(r"^- (.+) \[(/[^\]\s]+)\][ \t]*$", re.M)

@@ -22,7 +22,6 @@ import html
 import json
 import re
 import tempfile
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from course_lib.arguments import ArgumentsError, parse_arguments_text, validate_
 from course_lib.backend import http_transport, make_client, model_name
 from course_lib.fs_server import Workspace, build_server
 from course_lib.host import McpHost
-from course_lib.lang import say
+from course_lib.lang import pad, say
 from course_lib.loop import LoopResult, run_loop
 from course_lib.paths import workspace_dir
 from course_lib.wire import HttpCapture
@@ -151,11 +150,6 @@ def diff_segments(before: str, after: str) -> list[tuple[str, str]]:
 def _short(text: str, limit: int = 60) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
-
-
-def _pad(text: str, width: int) -> str:
-    """`text` padded with spaces to `width` columns, a CJK character counting as two."""
-    return text + " " * max(0, width - sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text))
 
 
 def _fragment(text: str) -> str:
@@ -283,8 +277,8 @@ class Snapshot:
     def table(self) -> str:
         """The run as a plain-text table: per panel, what changed or (if nothing did) its value."""
         if say("en", "zh") == "zh":
-            rows = [self.header(), f"{_pad('组', 7)} {_pad('对象', 21)} {_pad('状态', 10)} 变化 / 当前值"]
-            rows += [f"{_pad(group_name(GROUP_OF[n]), 7)} {n:<21} {_pad(status_text(p.status), 10)} "
+            rows = [self.header(), f"{pad('组', 7)} {pad('对象', 21)} {pad('状态', 10)} 变化 / 当前值"]
+            rows += [f"{pad(group_name(GROUP_OF[n]), 7)} {n:<21} {pad(status_text(p.status), 10)} "
                      f"{p.change() or _short(p.text)}" for n, p in self.panels.items()]  # fmt: skip
             return "\n".join(rows)
         rows = [self.header(), f"{'group':<7} {'object':<21} {'status':<10} what changed / value now"]

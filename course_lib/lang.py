@@ -14,6 +14,7 @@ choose, so the code cells of the two editions stay identical:
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -42,3 +43,13 @@ def say(en: str, zh: str, /, **fields: Any) -> str:
     """
     text = zh if language() == "zh-CN" else en
     return text.format(**fields) if fields else text
+
+
+def display_width(text: str) -> int:
+    """Columns a monospaced terminal gives `text`: a Chinese character takes two (so tables line up)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def pad(text: str, width: int) -> str:
+    """`text.ljust(width)` by display width (the same as ljust for English)."""
+    return text + " " * max(0, width - display_width(text))

@@ -61,7 +61,6 @@ import sqlite3
 import stat
 import tempfile
 import time
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -75,7 +74,7 @@ from course_lib.approval import Approvals, PendingAction, action_id, canonical_a
 from course_lib.arguments import quote
 from course_lib.execution import CallContext, Execution, Executor, ServerLog, Session, Tool, ToolError
 from course_lib.fs_server import LOGICAL_ROOT, MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace
-from course_lib.lang import language, say
+from course_lib.lang import display_width, language, pad, say
 from course_lib.nofollow import open_folder, read_inside, refusal
 from course_lib.records import Database
 
@@ -200,8 +199,8 @@ class AuditLog:
         for r in records:
             target = r.arguments.get("path") if isinstance(r.arguments, dict) else None
             rows.append((r.time, r.who, r.tool, r.action_id or "-", str(target or "-"), r.result, _detail(r.detail)))
-        widths = [max(_width(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-        return "\n".join("  ".join(_pad(cell, w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows)
+        widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+        return "\n".join("  ".join(pad(cell, w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows)
 
     def show(self) -> None:
         """Print `table()`."""
@@ -224,15 +223,6 @@ def _detail(detail: str) -> str:
     if rest.startswith("stopped at "):
         return f"{trace}{space}停在 {rest.removeprefix('stopped at ')} 这一步"
     return trace + space + _DETAILS_ZH.get(rest, rest)
-
-
-def _width(text: str) -> int:
-    """Screen columns: a Chinese character takes two."""
-    return sum(2 if ord(ch) >= 0x1100 and unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * (width - _width(text))
 
 
 def _json(arguments: Any) -> str:

@@ -10,13 +10,12 @@ so the table shows where they agree and where the reference decides otherwise �
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from course_lib.host import McpHost, ToolCall
-from course_lib.lang import language
+from course_lib.lang import display_width, language, pad
 from course_lib.results import result_text, tool_error_code
 
 CASES: list[tuple[str, dict[str, Any]]] = [
@@ -88,15 +87,6 @@ def _outcome_zh(outcome: str) -> str:
     return outcome.replace("protocol error", "协议错误", 1)
 
 
-def _width(text: str) -> int:
-    """Columns `text` takes in a monospaced font: wide (CJK) characters take two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * max(0, width - _width(text))
-
-
 def table(rows: list[Row]) -> str:
     """The comparison as a plain-text table, its labels in the edition's language (`lang.say`);
     the rows' own values (`Row.ours`, `Row.theirs`, `Row.case`) stay English."""
@@ -104,9 +94,9 @@ def table(rows: list[Row]) -> str:
     heads = ("情形", "我们的", "参考服务器", "相同？") if chinese else ("case", "ours", "reference", "same?")
     shown = [(_case_zh(r.case), _outcome_zh(r.ours), _outcome_zh(r.theirs), "是" if r.agree else "否") if chinese
              else (r.case, r.ours, r.theirs, "yes" if r.agree else "no") for r in rows]  # fmt: skip
-    widths = [max([_width(heads[i])] + [_width(row[i]) for row in shown]) for i in range(3)]
-    header = "  ".join(_pad(head, width) for head, width in zip(heads, widths)) + "  " + heads[3]
-    lines = [header, "-" * _width(header)]
+    widths = [max([display_width(heads[i])] + [display_width(row[i]) for row in shown]) for i in range(3)]
+    header = "  ".join(pad(head, width) for head, width in zip(heads, widths)) + "  " + heads[3]
+    lines = [header, "-" * display_width(header)]
     for row in shown:
-        lines.append("  ".join(_pad(cell, width) for cell, width in zip(row, widths)) + "  " + row[3])
+        lines.append("  ".join(pad(cell, width) for cell, width in zip(row, widths)) + "  " + row[3])
     return "\n".join(lines)

@@ -225,7 +225,7 @@ def test_the_side_by_side_table_in_chinese_lines_up_its_columns(zh):
         "head 3              3 行             3 行，结尾没有换行  否",
         "不存在的文件        错误：NOT_FOUND  错误：ENOENT        否",
         "head 2.5            协议错误 -32602  1 行                否"]
-    starts = {side_by_side._width(line[:line.index(cell)]) for line, cell in zip(lines[2:], ("8 行", "3 行", "错误", "协议"))}
+    starts = {side_by_side.display_width(line[:line.index(cell)]) for line, cell in zip(lines[2:], ("8 行", "3 行", "错误", "协议"))}
     assert starts == {20}  # the second column starts at the same screen column on every row
     assert [row.ours for row in ROWS][0] == "8 lines"  # the rows' values stay English: `agree` compares them
 

@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict
 from course_lib.approval import Provenance, approval_policy
 from course_lib.execution import Executor, Session, Tool, ToolError
 from course_lib.http_transport import ConfigurationError, HttpSettings
-from course_lib.notes_store import AuditedExecutor, ManualClock, NotesStore, _width, notes_tools, scratch_workspace
+from course_lib.lang import display_width
+from course_lib.notes_store import AuditedExecutor, ManualClock, NotesStore, notes_tools, scratch_workspace
 from course_lib.retry import RetryPolicy, execute_with_retries
 
 
@@ -148,7 +149,7 @@ def test_the_audit_table_in_chinese_translates_headers_and_details_not_records(s
     assert lines[0].split() == ["时间", "谁", "工具", "动作", "目标", "结果", "详情"]
     assert [line.split("  ")[-1].strip() for line in lines[1:]] == [
         "trace-0001 停在 approval 这一步", "trace-0002 已执行", "trace-0003 重放：返回了存下的结果", "被人拒绝"]
-    assert lines[1].index("alice") == 22 == _width(lines[0][:lines[0].index("谁")])  # columns line up on screen
+    assert lines[1].index("alice") == 22 == display_width(lines[0][:lines[0].index("谁")])  # columns line up on screen
     assert [r.detail for r in store.audit.records][-1] == "rejected by a person"  # the record stays English
     assert "APPROVAL_REQUIRED" in lines[1] and " todo.md " in lines[1]
 
