@@ -51,6 +51,7 @@ def _check(paths: translations.Paths, capsys) -> tuple[int, str]:
 # ---- the pilot and the make targets -------------------------------------------------------------
 
 
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
 TRANSLATED = sorted(p.stem for p in translations.Paths().catalog(PILOT).parent.glob("*.po"))
 
 
@@ -92,7 +93,9 @@ def test_every_english_cell_of_the_pilot_has_its_translation():
 
 
 @pytest.mark.parametrize("stem", TRANSLATED)
-def test_the_zh_cn_code_cells_are_the_english_ones_but_for_catalogued_strings(stem):
+def test_the_zh_cn_code_cells_are_the_english_ones_but_for_catalogued_strings_and_prose(stem):
+    """Catalogued literals, comments and docstrings are the only differences, and every comment and
+    docstring of the twin is Chinese."""
     paths = translations.Paths()
     english = json.loads(paths.english(stem).read_text(encoding="utf-8"))["cells"]
     chinese = json.loads(paths.translated(stem).read_text(encoding="utf-8"))["cells"]
@@ -106,7 +109,9 @@ def test_the_zh_cn_code_cells_are_the_english_ones_but_for_catalogued_strings(st
         if en["cell_type"] != "code":
             continue
         en_source, zh_source = "".join(en["source"]), "".join(zh["source"])
-        assert translations.replace_literals(zh_source, back.get(en["id"], {})) == en_source, en["id"]
+        english_again = translations.replace_prose(zh_source, back.get(en["id"], {}))
+        assert translations.replace_literals(english_again, back.get(en["id"], {})) == en_source, en["id"]
+        assert not [text for *_, text in translations.prose(zh_source) if not CHINESE.search(text)], en["id"]
         changed += en_source != zh_source
     if stem == PILOT:
         assert changed >= 10
@@ -266,6 +271,35 @@ def test_literals_finds_one_line_strings_and_f_strings_and_nothing_else():
     assert bodies == ["→ a", "{x!r} → {len(x)}", "it\\'s"]  # the %magic line is blanked, not parsed
     swapped = translations.replace_literals(code, {"→ a": "甲", "{x!r} → {len(x)}": "{x!r} 是 {len(x)}"})
     assert swapped.startswith('x = "甲"; y = f"{x!r} 是 {len(x)}"\n%time')
+
+
+def test_prose_finds_comments_and_one_line_docstrings_and_leaves_directives():
+    code = ('def f(x):\n    """Say what f does."""\n    return x  # the value, not the rule\n'
+            "# fmt: skip\n%time f(1)  # a magic line is blanked\ny = '# not a comment'\n"
+            'class C:\n    """\n    many lines\n    """\n#\n# ----\nz = 1  # noqa: E501\n')
+    assert [text for *_, text in translations.prose(code)] == ["Say what f does.", "the value, not the rule"]
+    swapped = translations.replace_prose(code, {"Say what f does.": "说明 f 做什么。",
+                                                "the value, not the rule": "是值，不是规则"})  # fmt: skip
+    assert swapped.startswith('def f(x):\n    """说明 f 做什么。"""\n    return x  # 是值，不是规则\n# fmt: skip')
+    assert translations.replace_prose(swapped, {"说明 f 做什么。": "Say what f does.",
+                                                "是值，不是规则": "the value, not the rule"}) == code  # fmt: skip
+
+
+def test_a_changed_english_comment_fails_the_check_naming_notebook_and_cell(tmp_path, capsys):
+    paths = _copy(tmp_path)
+    english = json.loads(paths.english(PILOT).read_text(encoding="utf-8"))
+    cell = next(c for c in english["cells"] if c["cell_type"] == "code" and translations.prose("".join(c["source"])))
+    start, end, text = translations.prose("".join(cell["source"]))[0]
+    translations.extract(paths, PILOT)
+    catalog = polib.pofile(str(paths.catalog(PILOT)), wrapwidth=100)
+    catalog.find(text, msgctxt=f"{PILOT}:{cell['id']}").msgstr = "旧的说明"  # as if it had been translated
+    catalog.save()
+    _edit_cell(paths.english(PILOT), cell["id"], lambda source: source[:start] + "a new remark" + source[end:])
+    code, err = _check(paths, capsys)
+    assert code == 1 and f"{PILOT}.ipynb cell {cell['id']}: " in err
+    translations.extract(paths, PILOT)
+    [entry] = [e for e in polib.pofile(str(paths.catalog(PILOT))) if e.msgid == "a new remark"]
+    assert entry.fuzzy and entry.previous_msgid == text and entry.msgstr == "旧的说明"  # the old one, as a hint
 
 
 # ---- the language of course_lib -----------------------------------------------------------------

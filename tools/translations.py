@@ -16,11 +16,15 @@ The English notebooks are the source. `notebooks/locale/zh_CN/LC_MESSAGES/<stem>
   included, so the translation keeps them), msgctxt = `<stem>:<cell id>`. Which literals are
   catalogued is listed in `notebooks/locale/code_strings.toml` (cell id → literals), so the
   English code cells stay exactly as they are. Only one-line `"…"`/`'…'` and `f"…"` literals.
+- one entry per comment (`# …`, the text after the `#`) and one-line docstring of a code cell:
+  these are prose, so every one is catalogued, with no list; msgctxt = `<stem>:<cell id>`. Tool
+  directives (`# fmt: skip`, `# noqa`) are not.
 
 A catalog entry is in step when its msgid is the current English text; `extract` turns a changed
 cell's entry fuzzy (the old translation kept, the old English in `#| msgid`), adds new cells
 empty and makes removed ones obsolete (`#~`), as gettext's msgmerge does. `build` writes the
-zh-CN notebook: same cells, same ids, code identical except catalogued literals, the English
+zh-CN notebook: same cells, same ids, code identical except catalogued literals, comments and
+docstrings, the English
 text where a translation is missing or fuzzy; it keeps the stored outputs of cells whose source
 did not change (`make notebooks` then executes it). `check` fails on a missing, empty, fuzzy or
 outdated entry, a catalogued literal no longer in its cell, a translation that changes a wire
@@ -32,9 +36,11 @@ writes. This is a maintainer's tool (it needs the `i18n` extra, polib), not part
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
 import sys
+import tokenize
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,7 +115,7 @@ class Wanted:
 
     stem: str
     cell_id: str
-    kind: str  # "markdown" or "code"
+    kind: str  # "markdown", "code" (a catalogued literal) or "prose" (a comment or docstring)
     msgid: str
 
     @property
@@ -162,6 +168,54 @@ def literals(code: str) -> list[tuple[int, int, str, str, str]]:
     return sorted(found)
 
 
+# Comments that talk to a tool, not to the learner: never translated.
+DIRECTIVE = re.compile(r"^(?:fmt|noqa|type|pragma|pylint|isort|mypy)\b|^-*$")
+
+
+def prose(code: str) -> list[tuple[int, int, str]]:
+    """The prose of a code cell, which every edition translates without a list: each `# comment`
+    (the text after `# `; tool directives such as `# fmt: skip` left out) and each one-line
+    docstring of a def or class (the text between its triple quotes). (start, end, text), offsets
+    in characters of the text itself."""
+    lines = code.splitlines(keepends=True)
+    python = "".join(" " * len(line.rstrip("\n")) + "\n" * line.endswith("\n")
+                     if line.lstrip().startswith(("%", "!")) else line for line in lines)  # fmt: skip
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(python).readline):
+        if token.type == tokenize.COMMENT:
+            text = token.string[1:].lstrip()
+            if text and not DIRECTIVE.match(text) and re.search(r"[^\W\d_]", text):
+                start = starts[token.start[0] - 1] + token.start[1] + len(token.string) - len(text)
+                found.append((start, start + len(text), text))
+    for node in ast.walk(ast.parse(python)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str) and first.lineno == first.end_lineno):  # fmt: skip
+                line = lines[first.lineno - 1]
+                col = len(line.encode()[:first.col_offset].decode())
+                end = len(line.encode()[:first.end_col_offset].decode())
+                quoted = line[col:end]
+                if quoted[:3] in {'"""', "'''"} and quoted.endswith(quoted[:3]) and len(quoted) >= 6:
+                    start = starts[first.lineno - 1] + col + 3
+                    found.append((start, start + len(quoted) - 6, quoted[3:-3]))
+    return sorted(found)
+
+
+def replace_prose(code: str, translations: dict[str, str]) -> str:
+    """`code` with every comment and one-line docstring whose text is a key of `translations`
+    given the translated text."""
+    out, last = [], 0
+    for start, end, text in prose(code):
+        if text in translations:
+            out += [code[last:start], translations[text]]
+            last = end
+    return "".join(out) + code[last:]
+
+
 def replace_literals(code: str, translations: dict[str, str]) -> str:
     """`code` with every literal whose body is a key of `translations` given the translated body."""
     out, last = [], 0
@@ -200,7 +254,13 @@ def wanted(paths: Paths, stem: str) -> tuple[list[Wanted], list[str]]:
         source = _source(cell)
         if cell["cell_type"] == "markdown":
             texts.append(Wanted(stem, cell["id"], "markdown", source))
-        elif cell["cell_type"] == "code" and cell["id"] in listed:
+        if cell["cell_type"] == "code":
+            seen = set()
+            for *_, text in prose(source):
+                if text not in seen:
+                    seen.add(text)
+                    texts.append(Wanted(stem, cell["id"], "prose", text))
+        if cell["cell_type"] == "code" and cell["id"] in listed:
             bodies = {body for *_, body in literals(source)}
             for body in listed[cell["id"]]:
                 if body in bodies:
@@ -217,6 +277,8 @@ def wanted(paths: Paths, stem: str) -> tuple[list[Wanted], list[str]]:
 def _comment(text: Wanted) -> str:
     if text.kind == "markdown":
         return "markdown cell: translate the whole cell; keep `code`, wire values and links as they are"
+    if text.kind == "prose":
+        return "comment or docstring in a code cell: translate the words; keep code and identifiers as they are"
     keep = "; keep every {…} field" if _fields(text.msgid) else ""
     return f"string in a code cell: keep escapes such as \\n{keep}"
 
@@ -289,9 +351,11 @@ def build(paths: Paths, stem: str) -> dict[str, Any]:
         ctx, source = f"{stem}:{cell['id']}", _source(cell)
         if cell["cell_type"] == "markdown" and (ctx, source) in lookup:
             source = lookup[(ctx, source)].msgstr
-        elif cell["cell_type"] == "code" and cell["id"] in listed:
+        elif cell["cell_type"] == "code":
+            source = replace_prose(source, {text: lookup[(ctx, text)].msgstr
+                                            for *_, text in prose(source) if (ctx, text) in lookup})  # fmt: skip
             source = replace_literals(source, {body: lookup[(ctx, body)].msgstr
-                                               for body in listed[cell["id"]] if (ctx, body) in lookup})  # fmt: skip
+                                               for body in listed.get(cell["id"], []) if (ctx, body) in lookup})  # fmt: skip
         cell["source"] = source
         old = before.get(cell["id"])
         if cell["cell_type"] == "code":
@@ -338,9 +402,9 @@ def glossary(paths: Paths) -> list[tuple[str, str, list[str], bool]]:
 
 def wire_values(text: str) -> set[str]:
     """What a translation must keep letter for letter: code spans and identifier-like words."""
-    prose = CODE_SPAN.sub(" ", text)
-    prose = re.sub(r"\]\([^)]*\)", "]", prose)  # a link's target may point at the zh-CN twin
-    return _spans(text) | set(WIRE_WORD.findall(prose))
+    plain = CODE_SPAN.sub(" ", text)
+    plain = re.sub(r"\]\([^)]*\)", "]", plain)  # a link's target may point at the zh-CN twin
+    return _spans(text) | set(WIRE_WORD.findall(plain))
 
 
 def entry_problems(text: Wanted, msgstr: str, terms: list[tuple[str, str, list[str], bool]]) -> list[str]:
@@ -357,9 +421,9 @@ def entry_problems(text: Wanted, msgstr: str, terms: list[tuple[str, str, list[s
         found.append(f"{text.where}: the translation's headings are not the English's (levels and number)")
     if text.kind == "code" and _fields(text.msgid) != _fields(msgstr):
         found.append(f"{text.where}: the translation's {{…}} fields are not the English's {_fields(text.msgid)}")
-    prose = CODE_SPAN.sub(" ", text.msgid)
+    plain = CODE_SPAN.sub(" ", text.msgid)
     for english, chinese, avoid, checked in terms:  # a code cell's label may name a field instead: not checked
-        used = re.search(rf"\b{re.escape(english)}(?:s|es|d|ed|ing)?\b", prose, re.I)
+        used = re.search(rf"\b{re.escape(english)}(?:s|es|d|ed|ing)?\b", plain, re.I)
         if checked and text.kind == "markdown" and used and chinese not in msgstr:
             found.append(f"{text.where}: the English says '{english}': the glossary's term is '{chinese}'")
         found += [f"{text.where}: '{word}' is not the glossary's term for '{english}' (use '{chinese}')"
