@@ -150,6 +150,32 @@ def _run_number(explorer, edition: dict[str, Any]) -> int:
     return int(re.search(edition["run"], explorer.locator(".explorer-summary").inner_text()).group(1))
 
 
+def _fonts_drawing(page, selector: str) -> list[dict[str, Any]]:
+    """The fonts Chromium really used to draw the text of the last element matching `selector`
+    (DevTools protocol: CSS.getPlatformFontsForNode): [{familyName, glyphCount, …}]."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    node = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"][-1]
+    fonts: list[dict[str, Any]] = []
+
+    def walk(node_id: int) -> None:  # the element's text nodes sit in its descendants
+        fonts.extend(cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node_id})["fonts"])
+        for child in cdp.send("DOM.describeNode", {"nodeId": node_id, "depth": 1})["node"].get("children", []):
+            if child["nodeType"] == 1:
+                walk(cdp.send("DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [child["backendNodeId"]]})["nodeIds"][0])
+
+    walk(node)
+    return fonts
+
+
+def _chinese_font_families() -> set[str]:
+    """The families fontconfig says cover Chinese (every name it knows each family by)."""
+    listed = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True, timeout=30).stdout
+    return {name.strip() for line in listed.splitlines() for name in line.split(",") if name.strip()}
+
+
 def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition: dict[str, Any]) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -199,6 +225,7 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
                 "pre => pre.scrollHeight > pre.clientHeight + 1") for name in GROUPS["rule"]}  # fmt: skip
             rules_text = [explorer.locator(f".explorer-panel-{name} pre").inner_text() for name in GROUPS["rule"]]
             summary = explorer.locator(".explorer-summary").inner_text()
+            fonts = _fonts_drawing(page, ".explorer .explorer-summary")
         finally:
             browser.close()
     assert {statuses[name] for name in GROUPS["rule"]} == {edition["unchanged"]}, statuses
@@ -210,3 +237,7 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
     assert rules_cut == {name: False for name in GROUPS["rule"]} and all('"head"' in t for t in rules_text)
     assert edition["after"] in summary
     assert edition["more_reads"] in summary  # one more real file read
+    if edition["folder"].endswith("zh-CN"):  # the Chinese is drawn as Chinese, not as empty boxes
+        chinese = _chinese_font_families()
+        assert chinese, "no font with Chinese glyphs is installed: apt-get install fonts-wqy-microhei (.ci/run does)"
+        assert any(font["familyName"] in chinese and font["glyphCount"] > 0 for font in fonts), (fonts, chinese)
