@@ -19,9 +19,11 @@ LAB_ARGS ?=
 # Jupyter refuses to start as root (a Docker container, a workshop VM) unless told it is meant;
 # binder/lab_settings.py turns off the "Jupyter news?" pop-up, so the first screen is notebook 00.
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+# The edition follows COURSE_LANG, else the machine's locale (LC_ALL, LANG): zh… opens the 简体中文 one.
+EDITION := $(if $(filter zh%,$(firstword $(COURSE_LANG) $(LC_ALL) $(LANG))),notebooks/zh-CN,notebooks)
 lab: $(VENV)/.installed
 	$(BIN)/python binder/lab_settings.py
-	$(BIN)/jupyter lab notebooks/00_map_and_first_run.ipynb $(LAB_ROOT) $(LAB_ARGS)
+	$(BIN)/jupyter lab $(EDITION)/00_map_and_first_run.ipynb $(LAB_ROOT) $(LAB_ARGS)
 
 test: $(VENV)/.installed  ## every zh-CN cell in step with its English (else it names notebook and cell), then every test and notebook
 	$(BIN)/python tools/translations.py check

@@ -42,11 +42,13 @@ BASELINE = "Show the first 20 lines of /workspace/notes.txt"
 EDITIONS = {  # what each edition's page says: folder, requests, statuses, the run counter, a change note
     "en": {"folder": "notebooks", "baseline": BASELINE, "after": "Show the first 5 lines of /workspace/notes.txt",
            "unchanged": "unchanged", "changed": "changed", "run": r"run (\d+)", "run_js": "`run ${n}:`",
-           "removed": "'20' → '5', removed ", "removal": "removed", "more_reads": "(+1)", "screenshot": SCREENSHOT},
+           "removed": "'20' → '5', removed ", "removal": "removed", "more_reads": "(+1)", "screenshot": SCREENSHOT,
+           "locale": "en", "file_menu": "File"},
     "zh-CN": {"folder": "notebooks/zh-CN", "baseline": "显示 /workspace/notes.txt 的前 20 行",
               "after": "显示 /workspace/notes.txt 的前 5 行", "unchanged": "未变化", "changed": "已变化",
               "run": r"第 (\d+) 次运行", "run_js": "`第 ${n} 次运行`", "removed": "'20' → '5'，删除了 ",
-              "removal": "删除了", "more_reads": "（+1）", "screenshot": SCREENSHOT.with_name("explorer-zh-CN.png")},
+              "removal": "删除了", "more_reads": "（+1）", "screenshot": SCREENSHOT.with_name("explorer-zh-CN.png"),
+              "locale": "zh_CN", "file_menu": "文件"},
 }  # fmt: skip
 STARTUP_SECONDS = 90
 STEP_MS = 120_000  # any single browser step (run all cells is the longest)
@@ -111,7 +113,13 @@ def lab(tmp_path: Path, edition: dict[str, Any]) -> Iterator[tuple[str, str]]:
         "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
         "JUPYTER_DATA_DIR": str(tmp_path / "data"),
         "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"), "IPYTHONDIR": str(tmp_path / "ipython"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
     }  # fmt: skip
+    # A learner of the zh-CN edition switches JupyterLab itself to Chinese (Settings → Language; the
+    # language pack is a dependency of the course): the same user setting, written before start.
+    translation = tmp_path / "settings" / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
+    translation.parent.mkdir(parents=True)
+    translation.write_text(json.dumps({"locale": edition["locale"]}))
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
@@ -226,6 +234,7 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
             rules_text = [explorer.locator(f".explorer-panel-{name} pre").inner_text() for name in GROUPS["rule"]]
             summary = explorer.locator(".explorer-summary").inner_text()
             fonts = _fonts_drawing(page, ".explorer .explorer-summary")
+            menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
         finally:
             browser.close()
     assert {statuses[name] for name in GROUPS["rule"]} == {edition["unchanged"]}, statuses
@@ -237,6 +246,7 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
     assert rules_cut == {name: False for name in GROUPS["rule"]} and all('"head"' in t for t in rules_text)
     assert edition["after"] in summary
     assert edition["more_reads"] in summary  # one more real file read
+    assert menus and menus[0].strip() == edition["file_menu"], menus  # JupyterLab's own menus, in the edition's language
     if edition["folder"].endswith("zh-CN"):  # the Chinese is drawn as Chinese, not as empty boxes
         chinese = _chinese_font_families()
         assert chinese, "no font with Chinese glyphs is installed: apt-get install fonts-wqy-microhei (.ci/run does)"

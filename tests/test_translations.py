@@ -359,6 +359,29 @@ def test_the_chinese_pass_message_of_notebook_00(monkeypatch, capsys):
     assert capsys.readouterr().out == "✓ 在全部 7 个响应上，final_text 与 SDK 的 output_text 一致。\n"
 
 
+@pytest.mark.parametrize(("environment", "folder"), [
+    ({"COURSE_LANG": "zh-CN"}, "notebooks/zh-CN"), ({"LANG": "zh_CN.UTF-8"}, "notebooks/zh-CN"),
+    ({"LANG": "zh_CN.UTF-8", "COURSE_LANG": "en"}, "notebooks"), ({"LANG": "C.UTF-8"}, "notebooks"), ({}, "notebooks"),
+])  # fmt: skip
+def test_make_lab_opens_the_edition_of_the_learners_language(environment, folder):
+    """The Chinese README's `make lab` opens the 简体中文 notebook 00 on a Chinese machine, or when asked."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in {"COURSE_LANG", "LC_ALL", "LANG"}} | environment
+    done = subprocess.run(["make", "-n", "lab"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    [command] = [line for line in done.stdout.splitlines() if " lab " in f"{line} " and "jupyter" in line]
+    assert f" {folder}/00_map_and_first_run.ipynb" in command, done.stdout
+
+
+def test_jupyterlab_itself_can_speak_chinese():
+    """The language pack is a dependency: Settings → Language offers 中文 (简体, 中国), as README.zh-CN says."""
+    from jupyterlab_server.translation_utils import get_language_packs
+
+    packs, _ = get_language_packs("zh_CN")
+    assert packs["zh_CN"]["nativeName"] == "中文 (简体, 中国)"
+    assert "设置 → 语言 → 中文 (简体, 中国)" in (REPO / "README.zh-CN.md").read_text(encoding="utf-8")
+
+
 # ---- README.zh-CN.md ----------------------------------------------------------------------------
 
 
