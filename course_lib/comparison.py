@@ -32,6 +32,8 @@ Change = Callable[[Any], Any]
 
 GUESS = "The usual approach works here: follow the standard steps in order and check each result as you go."
 _PATH = re.compile(r"/notes/[\w./-]+\.md")
+VERSION_LABELS_ZH = {"baseline": "基线", "no search step": "去掉搜索步骤", "guesses": "靠猜"}
+"""The zh-CN column label of each version name used in notebook 09 (the names stay the dict's keys)."""
 
 
 class ChangedModel:
@@ -103,15 +105,18 @@ def compare(changes: dict[str, Change | None], questions: Iterable[Question] | N
 
 
 def comparison_table(results: dict[str, tuple[list[TaskTrace], list[Metric]]]) -> str:
-    """One row per metric, one column per version: the rate, and how far it moved from the first."""
+    """One row per metric, one column per version: the rate, and how far it moved from the first.
+
+    In the zh-CN edition a version named in `VERSION_LABELS_ZH` gets its Chinese column label.
+    """
     names = list(results)
     base = {m.name: m for m in results[names[0]][1]}
-    rows = [(say("metric", "指标"), *names)]
+    rows = [(say("metric", "指标"), *(say(name, VERSION_LABELS_ZH.get(name, name)) for name in names))]
     for metric in results[names[0]][1]:
         cells = [metric_label(metric.name)]
         for name in names:
             m = next(x for x in results[name][1] if x.name == metric.name)
-            cell = "n/a" if m.rate is None else f"{m.rate:.0%}"
+            cell = say("n/a", "不适用") if m.rate is None else f"{m.rate:.0%}"
             b = base[metric.name].rate
             if name != names[0] and m.rate is not None and b is not None and round(m.rate - b, 2):
                 cell += f" ({(m.rate - b) * 100:+.0f})"

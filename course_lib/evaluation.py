@@ -234,7 +234,10 @@ def time_bucket(seconds: float) -> str:
 
 
 def summarize(result: dict[str, Any]) -> str:
-    """One line about a normalized result: hits, the note read, the record saved, or the error."""
+    """One line about a normalized result: hits, the note read, the record saved, or the error.
+
+    The words are the edition's (`lang.say`); paths, titles, codes and the server's messages stay as they are.
+    """
     if not result.get("ok"):
         error = result.get("error") or {}
         message = str(error.get("message", ""))
@@ -242,11 +245,14 @@ def summarize(result: dict[str, Any]) -> str:
     data = result.get("data")
     if isinstance(data, dict) and "hits" in data:
         hits = ", ".join(f"{hit['path']} ({hit['score']:g})" for hit in data["hits"])
-        return f"{len(data['hits'])} hit{'s' if len(data['hits']) != 1 else ''}" + (f": {hits}" if hits else "")
+        count = say("{n} hit" + ("s" if len(data["hits"]) != 1 else ""), "{n} 条命中", n=len(data["hits"]))
+        return count + (say(": {hits}", "：{hits}", hits=hits) if hits else "")
     if isinstance(data, dict) and "text" in data:
-        return f"{data.get('path')} · {data.get('title')!r} · updated {data.get('updated')} · {len(data['text'])} chars"
+        return say("{path} · {title!r} · updated {updated} · {n} chars", "{path} · {title!r} · 更新于 {updated} · {n} 个字符",
+                   path=data.get("path"), title=data.get("title"), updated=data.get("updated"), n=len(data["text"]))
     if isinstance(data, dict) and "record_id" in data:
-        return f"record {data['record_id']}" + (" (replayed: no new record)" if data.get("replayed") else "")
+        return say("record {id}", "记录 {id}", id=data["record_id"]) + (
+            say(" (replayed: no new record)", "（重放：没有新记录）") if data.get("replayed") else "")
     text = json.dumps(data, ensure_ascii=False)
     return text if len(text) <= 80 else text[:79] + "…"
 
@@ -411,7 +417,7 @@ class Metric:
         return self.passed / self.total if self.total else None
 
     def shown(self) -> str:
-        return f"{self.passed}/{self.total} = {self.rate:.0%}" if self.total else "n/a (nothing to count)"
+        return f"{self.passed}/{self.total} = {self.rate:.0%}" if self.total else say("n/a (nothing to count)", "不适用（没有可计数的）")
 
 
 def first_attempts(trace: TaskTrace) -> list[CallTrace]:

@@ -22,6 +22,11 @@ class Row:
     cause: str
     checks: tuple[str, str, str]
 
+    @property
+    def text(self) -> str:
+        """The symptom as the edition prints it: the course's English, or the source's own Chinese."""
+        return say(self.symptom, self.source)
+
 
 DIAGNOSIS_ROWS: tuple[Row, ...] = (
     Row("A", "answers without calling a tool, and makes things up", "不调用工具就编答案",

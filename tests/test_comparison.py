@@ -46,3 +46,14 @@ def test_the_table_shows_each_version_and_how_far_it_moved(results):
     assert table[0].split() == ["metric", "baseline", "no", "search", "step", "guesses"]
     grounding = next(line for line in table if line.startswith("claim grounding"))
     assert "100%" in grounding and "(-" in grounding
+
+
+def test_the_chinese_table_labels_each_version_and_keeps_the_figures(results, monkeypatch):
+    english = comparison_table(results).splitlines()
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    table = comparison_table(results).splitlines()
+    assert table[0].split() == ["指标", "基线", "去掉搜索步骤", "靠猜"]
+    assert not any(name in table[0] for name in ("baseline", "no search step", "guesses"))
+    assert [line.split()[-3:] for line in table[1:]] == [
+        [cell.replace("n/a", "不适用") for cell in line.split()[-3:]] for line in english[1:]]
+    assert list(results) == ["baseline", "no search step", "guesses"]  # the keys code reads stay English

@@ -215,3 +215,29 @@ def test_the_chinese_edition_prints_the_same_figures_under_chinese_labels(traces
     monkeypatch.setenv("COURSE_LANG", "en")
     assert english == (metrics_table(compute_metrics(traces)), tasks_table(traces), cost_summary(traces),
                        diagnosis_table(traces), TraceBrowser(traces, selected="q23").text())  # fmt: skip
+
+
+def test_a_result_summary_is_in_the_edition_s_words_and_keeps_paths_codes_and_messages(monkeypatch):
+    from course_lib.evaluation import summarize
+
+    hits = {"ok": True, "data": {"query": "q", "hits": [{"path": "/notes/retries.md", "score": 4.966}]}}
+    note = {"ok": True, "data": {"path": "/notes/retries.md", "title": "Retries", "updated": "2026-09-20", "text": "x" * 12}}
+    record = {"ok": True, "data": {"record_id": "gap-0002", "replayed": True}}
+    none = {"ok": True, "data": {"query": "q", "hits": []}}
+    failed = {"ok": False, "error": {"code": "NOT_FOUND", "message": "'/notes/x.md': no such file"}}
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert [summarize(r) for r in (hits, note, record, none, failed)] == [
+        "1 hit: /notes/retries.md (4.966)", "/notes/retries.md · 'Retries' · updated 2026-09-20 · 12 chars",
+        "record gap-0002 (replayed: no new record)", "0 hits", "NOT_FOUND: '/notes/x.md': no such file"]
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert [summarize(r) for r in (hits, note, record, none, failed)] == [
+        "1 条命中：/notes/retries.md (4.966)", "/notes/retries.md · 'Retries' · 更新于 2026-09-20 · 12 个字符",
+        "记录 gap-0002（重放：没有新记录）", "0 条命中", "NOT_FOUND: '/notes/x.md': no such file"]
+
+
+def test_a_diagnosis_row_prints_the_edition_s_symptom(monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert DIAGNOSIS["answer_unsupported"].text == "the tool succeeded but the answer is wrong"
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert DIAGNOSIS["answer_unsupported"].text == "工具成功但回答错误"
+    assert argument_validity([]).shown() == "不适用（没有可计数的）"
