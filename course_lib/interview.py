@@ -58,9 +58,10 @@ class Pointer:
     section: str
 
     def __str__(self) -> str:
+        """The file and the section's title as plain text (a heading's `**bold**` marks dropped)."""
         if language() == "zh-CN" and (title := twin_section(self.notebook, self.section)):
-            return f"notebooks/zh-CN/{self.notebook} § {title}"
-        return f"notebooks/{self.notebook} § {self.section}"
+            return f"notebooks/zh-CN/{self.notebook} § {title.replace('**', '')}"
+        return f"notebooks/{self.notebook} § {self.section.replace('**', '')}"
 
 
 @dataclass(frozen=True)

@@ -277,3 +277,12 @@ def test_the_chinese_deck_refuses_in_chinese(zh):
         CardDeck(numbers=[3, 9]).show(1)
     with pytest.raises(ValueError, match="请在 1–18 中选卡片"):
         CardDeck(numbers=[])
+
+
+def test_a_pointer_prints_its_section_title_as_plain_text(monkeypatch):
+    """A heading's markdown emphasis is not printed: '· value', not '· **value**', in both editions."""
+    pointer = interview.Pointer("00_map_and_first_run.ipynb", "6. The model's call · **value**")
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert str(pointer) == "notebooks/00_map_and_first_run.ipynb § 6. The model's call · value"
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert "**" not in str(pointer) and str(pointer).startswith("notebooks/zh-CN/00_map_and_first_run.ipynb § 6. ")
