@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import anyio
 
 from course_lib.execution import Execution, Executor, Session, Step
+from course_lib.lang import say
 from course_lib.results import failure
 
 
@@ -91,7 +92,8 @@ def waves(indices: list[int], alone: Callable[[int], bool]) -> list[list[int]]:
 
 
 def _refused_duplicate(executor: Executor, call: Call) -> Execution:
-    execution = Execution(call.call_id, call.name, call.arguments, trace_id="(not executed)")
+    # The trace id of a call that never ran is a note to the learner (printed), not an id: it follows the edition.
+    execution = Execution(call.call_id, call.name, call.arguments, trace_id=say("(not executed)", "（未执行）"))
     message = f"call_id {call.call_id!r} was already used in this turn with different arguments; not executed"
     execution.result = failure("INVALID_INPUT", message)
     execution.steps.append(Step("call_id", "INVALID_INPUT"))

@@ -74,6 +74,19 @@ def test_a_reused_call_id_with_different_arguments_is_refused_and_not_executed()
     assert results[1].error_code == "INVALID_INPUT" and "already used" in results[1].result["error"]["message"]
 
 
+
+def test_the_refused_duplicate_notes_not_executed_in_the_edition_language_and_tells_the_model_in_english(monkeypatch):
+    calls = [Call("dup", "read", '{"path": "/w/a.txt"}'), Call("dup", "read", '{"path": "/w/b.txt"}')]
+    monkeypatch.setenv("COURSE_LANG", "en")
+    english, _ = batch(calls)
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    chinese, _ = batch(calls)
+    assert english[1].trace_id == "(not executed)" and chinese[1].trace_id == "（未执行）"
+    assert english[0].trace_id.startswith("trace-") and chinese[0].trace_id.startswith("trace-")
+    # what the model reads is the app's own English error text, in both editions
+    assert chinese[1].output == english[1].output
+    assert "was already used in this turn with different arguments" in chinese[1].output
+
 def test_writes_run_one_at_a_time_in_the_model_order():
     EXECUTOR.approvals._granted.clear()
     for path in ("/w/1", "/w/2"):
