@@ -67,7 +67,7 @@ class PartialItem:
     def line(self) -> str:
         """One line: index, type, id, and the text so far."""
         what = f"{self.name} {self.text}" if self.type == "function_call" else repr(self.text)
-        state = "done" if self.done else "streaming"
+        state = say("done", "已完成") if self.done else say("streaming", "传输中")
         return f"[{self.output_index}] {self.type:<13} {self.item_id[:12]}…  {what}  ({state})"
 
 
@@ -102,11 +102,14 @@ class StreamAssembler:
             return None  # response.created, response.in_progress
         partial = self.items.get(event.output_index)
         if partial is None or getattr(event, "item_id", partial.item_id) != partial.item_id:
-            raise StreamBroken(f"{kind} for output item {event.output_index} that was never announced")
+            raise StreamBroken(say("{kind} for output item {index} that was never announced",
+                                   "{kind} 指向输出项 {index}，但这一项从未宣告过",
+                                   kind=kind, index=event.output_index))
         if kind in ("response.output_text.delta", "response.function_call_arguments.delta"):
             partial.text += event.delta
         elif kind == "response.function_call_arguments.done" and event.arguments != partial.text:
-            raise StreamBroken(f"the deltas of item {partial.item_id} do not join to its arguments")
+            raise StreamBroken(say("the deltas of item {item_id} do not join to its arguments",
+                                   "项 {item_id} 的增量拼起来不等于它的 arguments", item_id=partial.item_id))
         elif kind == "response.output_item.done":
             partial.done, partial.item = True, event.item
         return partial
@@ -118,15 +121,17 @@ class StreamAssembler:
             StreamBroken: the stream ended before `response.completed`, or its output differs.
         """
         if self.response is None:
-            raise StreamBroken(f"the stream ended after {len(self.events)} events without response.completed")
+            raise StreamBroken(say("the stream ended after {count} events without response.completed",
+                                   "流在 {count} 个事件之后就结束了，没有 response.completed", count=len(self.events)))
         streamed = [self.items[i].item for i in sorted(self.items)]
         if streamed != list(self.response.output):
-            raise StreamBroken("the items streamed are not the items of the final response")
+            raise StreamBroken(say("the items streamed are not the items of the final response",
+                                   "流式传来的项与最终响应里的项不一致"))
         return self.response
 
     def text(self) -> str:
         """The partial state: one line per item."""
-        return "\n".join(self.items[i].line() for i in sorted(self.items)) or "(no output item yet)"
+        return "\n".join(self.items[i].line() for i in sorted(self.items)) or say("(no output item yet)", "（还没有输出项）")
 
 
 OnEvent = Callable[[ResponseStreamEvent, StreamAssembler], None]

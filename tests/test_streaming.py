@@ -145,3 +145,40 @@ def test_parsing_too_early_is_refused_in_the_editions_language(client, monkeypat
     monkeypatch.setenv("COURSE_LANG", "en")
     with pytest.raises(StreamBroken, match=r"^output item 0 is still streaming; parse it at its \.done event$"):
         partial.arguments()
+
+
+def test_the_partial_state_and_the_refusals_speak_the_editions_language(client, monkeypatch):
+    events = events_of(client, ONE_READ)
+    delta = next(e for e in events if e.type == "response.function_call_arguments.delta")
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert StreamAssembler().text() == "（还没有输出项）"
+    assembler, halfway = StreamAssembler(), StreamAssembler()
+    for event in events:
+        assembler.feed(event)
+    for event in events[:6]:
+        halfway.feed(event)
+    assert assembler.text().endswith("(已完成)") and halfway.text().endswith("(传输中)")
+    assert assembler.items[0].item_id[:12] in assembler.text() and "fs__read_text_file" in assembler.text()
+    with pytest.raises(StreamBroken, match=r"^response\.function_call_arguments\.delta 指向输出项 0，但这一项从未宣告过$"):
+        StreamAssembler().feed(delta)
+    lost = StreamAssembler()
+    with pytest.raises(StreamBroken, match=r"^项 fc_\w+ 的增量拼起来不等于它的 arguments$"):
+        for event in events:
+            if event is not delta:
+                lost.feed(event)
+    cut = StreamAssembler()
+    for event in events[:-1]:
+        cut.feed(event)
+    with pytest.raises(StreamBroken, match=rf"^流在 {len(events) - 1} 个事件之后就结束了，没有 response\.completed$"):
+        cut.final()
+    done = events[-1]
+    differs = StreamAssembler()
+    for event in [*events[:-1], done.model_copy(update={"response": done.response.model_copy(update={"output": []})})]:
+        differs.feed(event)
+    with pytest.raises(StreamBroken, match=r"^流式传来的项与最终响应里的项不一致$"):
+        differs.final()
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert StreamAssembler().text() == "(no output item yet)"
+    assert assembler.text().endswith("(done)") and halfway.text().endswith("(streaming)")
+    with pytest.raises(StreamBroken, match=r"^response\.function_call_arguments\.delta for output item 0 that was never announced$"):
+        StreamAssembler().feed(delta)
