@@ -11,7 +11,12 @@ write side keeps reading and writing apart, as two execution-layer tools (`notes
 
     store = NotesStore(scratch_workspace(), clock=ManualClock())
     executor = AuditedExecutor(notes_tools(store), audit=store.audit)
-    execution = await executor.execute("call_1", "apply_note_update", arguments_text, Session("alice"))
+    preview = await executor.execute("call_1", "preview_note_update", preview_text, Session("alice"))
+    show_diff(preview.result["data"]["diff"])   # the effect, as the learner reads it
+    execution = await executor.execute("call_2", "apply_note_update", arguments_text, Session("alice"))
+
+Tool results are what the model reads, so they are English in both editions; `show_diff`
+prints a preview's diff with its two header labels in the edition's language.
 
 `NotesStore` is the data side:
 
