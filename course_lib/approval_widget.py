@@ -30,8 +30,9 @@ shows readable text: its plain-text form (`panel.text()`, also used by `repr` an
 `text/plain` part of what Jupyter stores) lists the same action, arguments, diff and status.
 
 Every label, button, status line and the plain text speak the edition's language
-(`course_lib.lang.say`); the refusal `execute` returns is a tool result for the model and stays
-as the other tool errors are written.
+(`course_lib.lang.say`), and so do the two header labels of the diff (`notes_store.diff_for_edition`;
+the preview's tool result itself stays English); the refusal `execute` returns is a tool result for
+the model and stays as the other tool errors are written.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ import ipywidgets as widgets
 from course_lib.approval import ActionState, PendingAction, Provenance
 from course_lib.execution import Execution, Executor, Session, Step
 from course_lib.lang import say
+from course_lib.notes_store import diff_for_edition
 from course_lib.results import failure
 from course_lib.show import TextFallback
 
@@ -114,7 +116,7 @@ class ApprovalPanel(TextFallback):
                                           "<b>⚠ 在读过不可信的输出之后提出：</b>") + html.escape(self._after_text())))
         if self.diff is not None:
             parts.append(widgets.HTML(say("<b>Effect (diff from the preview)</b>", "<b>效果（来自预览的 diff）</b>")
-                                      + _pre(self.diff)))
+                                      + _pre(diff_for_edition(self.diff))))
         parts += [widgets.HBox([self.approve_button, self.reject_button]), self._status_line]
         self.widget = widgets.VBox(parts)
 
@@ -227,7 +229,7 @@ class ApprovalPanel(TextFallback):
                              f"⚠ 在读过不可信的输出之后提出：{self._after_text()}"))
         if self.diff is not None:
             lines += [say("effect (diff from the preview):", "效果（来自预览的 diff）："),
-                      *("  " + line for line in self.diff.rstrip("\n").splitlines())]
+                      *("  " + line for line in diff_for_edition(self.diff).rstrip("\n").splitlines())]
         decided = self.decision is not None or self.state != "pending"
         buttons = f"[ {_click('approved')} ]  [ {_click('rejected')} ]"
         lines += [buttons + (say("  (decided)", "（已决定）") if decided else ""), say("status: ", "状态：") + self.status]

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ValidationError
 from course_lib.approval import Approvals, action_id
 from course_lib.arguments import ArgumentsError, parse_arguments_text, validate_arguments
 from course_lib.declarations import strict_schema
+from course_lib.lang import say
 from course_lib.results import as_output, failure, success
 
 logger = logging.getLogger(__name__)
@@ -108,6 +109,18 @@ class Step:
 
     name: str
     outcome: str
+
+    @property
+    def label(self) -> str:
+        """The step's name as the edition prints it for the learner: `name` in English, 允许列表,
+        解析... in the zh-CN edition. `name` itself, what code and records read, stays English."""
+        return say(self.name, STEP_LABELS_ZH.get(self.name, self.name))
+
+
+STEP_LABELS_ZH = {"allowlist": "允许列表", "parse": "解析", "schema": "schema", "permission": "权限",
+                  "approval": "批准", "execute": "执行", "output": "输出", "internal": "内部",
+                  "decision": "决定", "call_id": "call_id"}  # fmt: skip
+"""The Chinese labels of the steps (the glossary's terms); a step not listed keeps its name."""
 
 
 @dataclass

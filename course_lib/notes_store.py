@@ -11,7 +11,12 @@ write side keeps reading and writing apart, as two execution-layer tools (`notes
 
     store = NotesStore(scratch_workspace(), clock=ManualClock())
     executor = AuditedExecutor(notes_tools(store), audit=store.audit)
-    execution = await executor.execute("call_1", "apply_note_update", arguments_text, Session("alice"))
+    preview = await executor.execute("call_1", "preview_note_update", preview_text, Session("alice"))
+    show_diff(preview.result["data"]["diff"])   # the effect, as the learner reads it
+    execution = await executor.execute("call_2", "apply_note_update", arguments_text, Session("alice"))
+
+Tool results are what the model reads, so they are English in both editions; `show_diff`
+prints a preview's diff with its two header labels in the edition's language.
 
 `NotesStore` is the data side:
 
@@ -72,7 +77,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from course_lib.approval import Approvals, PendingAction, action_id, canonical_arguments
 from course_lib.arguments import quote
-from course_lib.execution import CallContext, Execution, Executor, ServerLog, Session, Tool, ToolError
+from course_lib.execution import STEP_LABELS_ZH, CallContext, Execution, Executor, ServerLog, Session, Tool, ToolError
 from course_lib.fs_server import LOGICAL_ROOT, MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace
 from course_lib.lang import display_width, language, pad, say
 from course_lib.nofollow import open_folder, read_inside, refusal
@@ -221,13 +226,44 @@ def _detail(detail: str) -> str:
     if not trace.startswith("trace-"):  # a person's rejection has no trace id
         trace, space, rest = "", "", detail
     if rest.startswith("stopped at "):
-        return f"{trace}{space}停在 {rest.removeprefix('stopped at ')} 这一步"
+        step = STEP_LABELS_ZH.get(rest.removeprefix("stopped at "), rest.removeprefix("stopped at "))
+        return f"{trace}{space}停在 {step} 这一步" if step.isascii() else f"{trace}{space}停在{step}这一步"
     return trace + space + _DETAILS_ZH.get(rest, rest)
 
 
 def _json(arguments: Any) -> str:
     # Raw arguments text that did not parse is stored as a JSON string; anything else odd by repr.
     return json.dumps(arguments, ensure_ascii=False, default=repr)
+
+
+# ---- the preview's diff, as a learner reads it -------------------------------------------------
+
+NO_CHANGE = "(no change)\n"
+"""The preview's `diff` when the new text equals the note's."""
+
+_DIFF_HEADERS = (re.compile(r"^--- (?P<shown>.+) \(version (?P<version>\d+)\)$"),
+                 re.compile(r"^\+\+\+ (?P<shown>.+) \(after the update\)$"))  # fmt: skip
+
+
+def diff_for_edition(diff: str) -> str:
+    """A preview's `diff` for printing to the learner: in the zh-CN edition its two header labels
+    (and "(no change)") in Chinese; the changed lines, the note's text, are never touched. The
+    English edition gets `diff` unchanged. The tool result keeps the English (see `preview`)."""
+    if language() != "zh-CN":
+        return diff
+    if diff == NO_CHANGE:
+        return "（没有变化）\n"
+    lines = diff.split("\n")
+    old, new = (pattern.match(line) for pattern, line in zip(_DIFF_HEADERS, lines[:2]))
+    if old is None or new is None:  # not a preview's diff: shown as it is
+        return diff
+    lines[:2] = [f"--- {old['shown']}（版本 {old['version']}）", f"+++ {new['shown']}（更新之后）"]
+    return "\n".join(lines)
+
+
+def show_diff(diff: str) -> None:
+    """Print a preview's `diff` for the learner (`diff_for_edition`)."""
+    print(diff_for_edition(diff))
 
 
 # ---- the store ----------------------------------------------------------------------------------
@@ -377,8 +413,10 @@ class NotesStore:
         """What replacing the note's text with `content` would change. Writes nothing.
 
         Returns the logical path, the current version, the exact `apply_note_update` arguments
-        to approve (with `expected_version` = the current version) and a unified diff (its two
-        header labels in the edition's language, like the rest of what a learner reads).
+        to approve (with `expected_version` = the current version) and a unified diff. This is
+        the `preview_note_update` tool result, so it is English in both editions (what the model
+        reads does not depend on the learner's language); `show_diff` / `diff_for_edition` put
+        the diff's two header labels in the edition's language where a learner reads it.
 
         Raises:
             ToolError: as `read`.
@@ -386,15 +424,13 @@ class NotesStore:
         note, version = self._current(path)
         shown, text = note.shown, note.text
         diff = difflib.unified_diff(text.splitlines(keepends=True), content.splitlines(keepends=True),
-                                    say("{shown} (version {version})", "{shown}（版本 {version}）",
-                                        shown=shown, version=version),
-                                    say("{shown} (after the update)", "{shown}（更新之后）", shown=shown))  # fmt: skip
+                                    f"{shown} (version {version})", f"{shown} (after the update)")  # fmt: skip
         diff_text = "".join(line if line.endswith("\n") else line + "\n" for line in diff)
         return {
             "path": shown,
             "current_version": version,
             "arguments": {"path": shown, "content": content, "expected_version": version},
-            "diff": diff_text or say("(no change)\n", "（没有变化）\n"),
+            "diff": diff_text or NO_CHANGE,
         }
 
     def write(self, path: str, content: str, expected_version: int) -> dict[str, Any]:

@@ -207,6 +207,7 @@ def test_the_english_panel_reads_exactly_as_before(setup, monkeypatch):
     assert lines[:3] == ["Approval needed: apply_note_update for user alice", f"action id: {the_id}", "exact arguments:"]
     assert "⚠ proposed after reading untrusted output: fs__read_text_file (call_9)" in lines
     assert "effect (diff from the preview):" in lines
+    assert "  --- /workspace/todo.md (version 1)" in lines and "  +++ /workspace/todo.md (after the update)" in lines
     assert lines[-2:] == ["[ Approve ]  [ Reject ]", "status: waiting for a decision"]
     panel.reject()
     panel.approve()
@@ -231,7 +232,11 @@ def test_the_panel_speaks_chinese_in_the_zh_cn_edition(setup, monkeypatch):
     text = panel.text()
     assert text.startswith(f"需要批准：用户 alice 的 apply_note_update\naction id：{the_id}\n确切的参数：\n")
     assert "⚠ 在读过不可信的输出之后提出：fs__read_text_file (call_9)" in text and "效果（来自预览的 diff）：" in text
-    assert '    "expected_version": 1' in text  # the arguments and the diff stay exactly as they are
+    assert '    "expected_version": 1' in text  # the arguments and the diff's lines stay exactly as they are
+    # The preview's tool result (what the model reads) keeps English headers; the panel shows them in Chinese.
+    assert preview.result["data"]["diff"].startswith("--- /workspace/todo.md (version 1)\n")
+    assert "  --- /workspace/todo.md（版本 1）\n  +++ /workspace/todo.md（更新之后）\n" in text
+    assert "+++ /workspace/todo.md（更新之后）" in html_parts[3] and "(after the update)" not in text + html_parts[3]
     assert text.endswith("[ 批准 ]  [ 拒绝 ]\n状态：等待决定") and panel._repr_mimebundle_()["text/plain"] == text
     panel.approve_button.click()
     panel.reject_button.click()  # a later click changes nothing, and says so in Chinese

@@ -242,3 +242,23 @@ def test_output_that_is_not_json_is_an_upstream_error_not_a_crash():
 def test_one_name_given_as_allowed_is_that_tool_not_its_letters():
     assert run(make(), "echo", {"text": "hi"}, allowed="echo").ok
     assert run(make(), "echo", {"text": "hi"}, allowed="ech").error_code == "INVALID_INPUT"
+
+
+def test_step_labels_are_the_names_in_english_and_the_glossary_terms_in_chinese(monkeypatch):
+    execution = run(make(), "save_note", {"path": "a", "content": "b"})  # stops at approval
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert [s.label for s in execution.steps] == ["allowlist", "parse", "schema", "permission", "approval"]
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert [f"{s.label} {s.outcome}" for s in execution.steps] == [
+        "允许列表 ok", "解析 ok", "schema ok", "权限 ok", "批准 APPROVAL_REQUIRED"]
+    assert steps(execution)[-1] == ("approval", "APPROVAL_REQUIRED")  # what code and records read stays English
+    timed_out = run(make(approvals=_always()), "slow_save", {"path": "a", "content": "b"})
+    assert [s.label for s in timed_out.steps][-2:] == ["批准", "执行"] and timed_out.error_code == "TIMEOUT"
+
+
+def _always():
+    class Always(Approvals):
+        def granted(self, tool, arguments, user_id):
+            return True
+
+    return Always()

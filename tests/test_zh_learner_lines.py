@@ -17,7 +17,8 @@ from course_lib.approval import Provenance, approval_policy
 from course_lib.execution import Executor, Session, Tool, ToolError
 from course_lib.http_transport import ConfigurationError, HttpSettings
 from course_lib.lang import display_width
-from course_lib.notes_store import AuditedExecutor, ManualClock, NotesStore, notes_tools, scratch_workspace
+from course_lib.notes_store import (AuditedExecutor, ManualClock, NotesStore, diff_for_edition, notes_tools,
+                                   scratch_workspace, show_diff)
 from course_lib.retry import RetryPolicy, execute_with_retries
 
 
@@ -119,17 +120,35 @@ def _audited(store: NotesStore) -> None:
     executor.approvals.reject(pending.action_id)
 
 
-def test_the_diff_headers_in_both_editions(store, monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", "en")
-    assert store.preview("todo.md", "x\n")["diff"].startswith(
-        "--- /workspace/todo.md (version 1)\n+++ /workspace/todo.md (after the update)\n")
+def test_the_preview_tool_result_is_english_in_both_editions(store, monkeypatch):
+    # preview_note_update returns this diff to the model: it must not depend on the learner's language.
     text, _ = store.read("todo.md")
-    assert store.preview("todo.md", text)["diff"] == "(no change)\n"
+    results = []
+    for edition in ("en", "zh-CN"):
+        monkeypatch.setenv("COURSE_LANG", edition)
+        results.append((store.preview("todo.md", "x\n"), store.preview("todo.md", text)))
+    assert results[0] == results[1]
+    preview, unchanged = results[1]
+    assert preview["diff"].startswith("--- /workspace/todo.md (version 1)\n+++ /workspace/todo.md (after the update)\n")
+    assert unchanged["diff"] == "(no change)\n"
+
+
+def test_the_diff_printed_for_the_learner_in_both_editions(store, monkeypatch, capsys):
+    text, _ = store.read("todo.md")
+    diff = store.preview("todo.md", "# To do\n--- (version 9)\n+++ x (after the update)\n")["diff"]
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert diff_for_edition(diff) == diff and diff_for_edition("(no change)\n") == "(no change)\n"
+    show_diff(diff)
+    assert capsys.readouterr().out == diff + "\n"  # what print(diff) shows: the English output is unchanged
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
-    preview = store.preview("todo.md", "x\n")
-    assert preview["diff"].startswith("--- /workspace/todo.md（版本 1）\n+++ /workspace/todo.md（更新之后）\n")
-    assert "+x\n" in preview["diff"] and preview["arguments"]["expected_version"] == 1
-    assert store.preview("todo.md", text)["diff"] == "（没有变化）\n"
+    chinese = diff_for_edition(diff)
+    assert chinese.startswith("--- /workspace/todo.md（版本 1）\n+++ /workspace/todo.md（更新之后）\n@@ ")
+    # Only the two header lines change: the note's own lines, even ones that look like headers, stay as written.
+    assert chinese.splitlines()[2:] == diff.splitlines()[2:] and "+--- (version 9)\n++++ x (after the update)\n" in chinese
+    assert diff_for_edition(store.preview("todo.md", text)["diff"]) == "（没有变化）\n"
+    assert diff_for_edition("not a diff\n") == "not a diff\n"
+    show_diff(diff)
+    assert capsys.readouterr().out == chinese + "\n"
 
 
 def test_the_audit_table_in_english_is_unchanged(store, en):
@@ -148,10 +167,22 @@ def test_the_audit_table_in_chinese_translates_headers_and_details_not_records(s
     lines = store.audit.table().splitlines()
     assert lines[0].split() == ["时间", "谁", "工具", "动作", "目标", "结果", "详情"]
     assert [line.split("  ")[-1].strip() for line in lines[1:]] == [
-        "trace-0001 停在 approval 这一步", "trace-0002 已执行", "trace-0003 重放：返回了存下的结果", "被人拒绝"]
+        "trace-0001 停在批准这一步", "trace-0002 已执行", "trace-0003 重放：返回了存下的结果", "被人拒绝"]
     assert lines[1].index("alice") == 22 == display_width(lines[0][:lines[0].index("谁")])  # columns line up on screen
     assert [r.detail for r in store.audit.records][-1] == "rejected by a person"  # the record stays English
     assert "APPROVAL_REQUIRED" in lines[1] and " todo.md " in lines[1]
+
+
+def test_the_audit_details_name_the_step_where_the_call_stopped_in_chinese(store, zh):
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    calls = ['{"path": "todo.md", "content": 1, "expected_version": 1}',  # wrong type: stops at schema
+             '{"path": "todo.md", "content": "x\\n", "expected_version": 7}']  # stale version: CONFLICT at execute
+    for arguments in calls:
+        executor.approvals.approve(executor.approvals.request("apply_note_update", json.loads(arguments), "alice").action_id)
+        anyio.run(lambda: executor.execute("c1", "apply_note_update", arguments, Session("alice")))
+    details = [line.split("  ")[-1].strip() for line in store.audit.table().splitlines()[1:]]
+    assert details == ["trace-0001 停在 schema 这一步", "trace-0002 停在执行这一步"]
+    assert [r.detail for r in store.audit.records] == ["trace-0001 stopped at schema", "trace-0002 stopped at execute"]
 
 
 # ---- approval_policy: the reasons notebook 06 prints ----------------------------------------------
