@@ -58,6 +58,7 @@ import ipywidgets as widgets
 from openai import OpenAI
 
 from course_lib.assistant import NotesAssistant, Timed
+from course_lib.execution import step_label
 from course_lib.failure_table import CAUSES_ZH, CHECKS_ZH, ROWS, Row
 from course_lib.grounding import Claim, claims, missing_points, ungrounded
 from course_lib.guarded_loop import GuardedResult
@@ -163,8 +164,10 @@ class CallTrace:
 
     @property
     def validation(self) -> str:
-        """The steps as one line, e.g. "allowlist ✓ parse ✓ schema ✗ INVALID_INPUT"."""
-        return " ".join(f"{name} ✓" if outcome == "ok" else f"{name} ✗ {outcome}" for name, outcome in self.steps)
+        """The steps as one line, e.g. "allowlist ✓ parse ✓ schema ✗ INVALID_INPUT" (the step names
+        as the edition prints them: "允许列表 ✓ 解析 ✓ …" in zh-CN; the codes stay)."""
+        return " ".join(f"{step_label(name)} ✓" if outcome == "ok" else f"{step_label(name)} ✗ {outcome}"
+                        for name, outcome in self.steps)  # fmt: skip
 
     @property
     def executed(self) -> bool:

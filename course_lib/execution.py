@@ -114,7 +114,12 @@ class Step:
     def label(self) -> str:
         """The step's name as the edition prints it for the learner: `name` in English, 允许列表,
         解析... in the zh-CN edition. `name` itself, what code and records read, stays English."""
-        return say(self.name, STEP_LABELS_ZH.get(self.name, self.name))
+        return step_label(self.name)
+
+
+def step_label(name: str) -> str:
+    """A step's name as the edition prints it (see `Step.label`)."""
+    return say(name, STEP_LABELS_ZH.get(name, name))
 
 
 STEP_LABELS_ZH = {"allowlist": "允许列表", "parse": "解析", "schema": "schema", "permission": "权限",

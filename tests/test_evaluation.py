@@ -241,3 +241,13 @@ def test_a_diagnosis_row_prints_the_edition_s_symptom(monkeypatch):
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert DIAGNOSIS["answer_unsupported"].text == "工具成功但回答错误"
     assert argument_validity([]).shown() == "不适用（没有可计数的）"
+
+
+def test_the_validation_line_names_the_steps_in_the_editions_language(traces, monkeypatch):
+    """The codes and the records stay English; only the printed step names follow the edition."""
+    call = by_id(traces)["q23"].calls[1]  # the read that found the note moved: NOT_FOUND
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert call.validation == "allowlist ✓ parse ✓ schema ✓ permission ✓ execute ✗ NOT_FOUND"
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert call.validation == "允许列表 ✓ 解析 ✓ schema ✓ 权限 ✓ 执行 ✗ NOT_FOUND"
+    assert call.steps[0] == ("allowlist", "ok")
