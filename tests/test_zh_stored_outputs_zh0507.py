@@ -22,8 +22,10 @@ def test_05_the_failure_table_and_the_attempts_table_have_chinese_headers():
     assert "调用     错误码         retryable  停在哪一步  由谁判定\n" in chinese["db2df083"]
     for word in ("call ", "code ", "stopped at", "decided by", "the app", "the MCP server"):
         assert word not in chinese["db2df083"], word
-    # the values under the headers are the wire's and the executor's, letter for letter
-    assert "call_5   FORBIDDEN      False      execute     MCP 服务器" in chinese["db2df083"]
+    # the codes under the headers are the wire's, letter for letter; the step names are the edition's
+    assert "call_5   FORBIDDEN      False      execute     the MCP server" in english["db2df083"]
+    assert "call_5   FORBIDDEN      False      执行        MCP 服务器" in chinese["db2df083"]
+    assert "允许列表 ✓ → 解析 ✓ → schema ✓ → 权限 ✗ FORBIDDEN" in "".join(chinese.values())
     assert "attempt  waited   no-jitter delay  outcome\n" in english["ff0310a6"]
     assert "尝试     已等待   不带抖动的延迟   结局\n" in chinese["ff0310a6"]
     assert "attempt" not in chinese["ff0310a6"] and "no-jitter" not in chinese["ff0310a6"]
