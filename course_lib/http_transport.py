@@ -96,7 +96,8 @@ def parse_address(text: str) -> tuple[str, int]:
         host, port_text = "127.0.0.1", text
     host = host.strip("[]") or "127.0.0.1"
     if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ValueError(f"expected [HOST:]PORT with PORT 0-65535, got {text!r}")
+        raise ValueError(say("expected [HOST:]PORT with PORT 0-65535, got {text!r}",
+                             "应为 [HOST:]PORT，PORT 取 0 到 65535，实际是 {text!r}", text=text))
     return host, int(port_text)
 
 
@@ -110,7 +111,7 @@ class StaticTokenVerifier:
 
     def __init__(self, token: str, resource: str) -> None:
         if not token:
-            raise ConfigurationError("the bearer token is empty")
+            raise ConfigurationError(say("the bearer token is empty", "bearer 令牌是空的"))
         self._token = token.encode()
         self._resource = resource
 
@@ -285,8 +286,8 @@ async def serve_http(server: Server[Any], settings: HttpSettings) -> None:
     sock = _bind(settings.host, settings.port)
     port = sock.getsockname()[1]
     web = _uvicorn(build_app(server, settings, port))
-    print(f"MCP over Streamable HTTP at {settings.url(port)}"
-          + (" (bearer token required)" if settings.token else ""), file=sys.stderr, flush=True)
+    print(say("MCP over Streamable HTTP at {url}", "MCP（Streamable HTTP）服务地址：{url}", url=settings.url(port))
+          + (say(" (bearer token required)", "（需要 bearer 令牌）") if settings.token else ""), file=sys.stderr, flush=True)
     await web.serve(sockets=[sock])
 
 
@@ -329,7 +330,8 @@ class BackgroundServer:
         while not self._web.started and self._thread.is_alive():
             self._thread.join(0.01)
         if not self._web.started:
-            raise RuntimeError(f"the HTTP server did not start: {self._error!r}")
+            raise RuntimeError(say("the HTTP server did not start: {error!r}", "HTTP 服务器没有启动：{error!r}",
+                                   error=self._error))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -384,9 +386,10 @@ def settings_from_arguments(parser: argparse.ArgumentParser, options: argparse.N
         try:
             token = options.token_file.read_text(encoding="utf-8").strip()
         except OSError as exc:
-            parser.error(f"--token-file: cannot read it ({exc.strerror})")
+            parser.error(say("--token-file: cannot read it ({reason})", "--token-file：读不了这个文件（{reason}）",
+                             reason=exc.strerror))
         if not token:
-            parser.error("--token-file: the file is empty")
+            parser.error(say("--token-file: the file is empty", "--token-file：文件是空的"))
     else:
         token = os.environ.get(TOKEN_ENV, "").strip() or None
     try:
@@ -406,6 +409,7 @@ def run_from_arguments(server: Server[Any], parser: argparse.ArgumentParser, opt
     try:
         anyio.run(serve_http, server, settings)
     except OSError as exc:
-        parser.error(f"--http: cannot listen on {settings.host}:{settings.port} ({exc.strerror})")
+        parser.error(say("--http: cannot listen on {host}:{port} ({reason})", "--http：无法在 {host}:{port} 上监听（{reason}）",
+                         host=settings.host, port=settings.port, reason=exc.strerror))
     except KeyboardInterrupt:
         pass

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mcp.client.stdio import StdioServerParameters
 
+from course_lib.lang import say
 from course_lib.paths import node_dir
 
 
@@ -33,7 +34,8 @@ def ensure_installed(timeout: float = 600) -> None:
         NodeToolsMissing: Node.js/npm are missing, or `npm install` failed (its output is in the message).
     """
     if not node_available():
-        raise NodeToolsMissing("Node.js is not installed: install `node` and `npm` (Node 20 or newer) to use this part")
+        raise NodeToolsMissing(say("Node.js is not installed: install `node` and `npm` (Node 20 or newer) to use this part",
+                                   "没有安装 Node.js：要使用这一部分，请安装 `node` 和 `npm`（Node 20 或更新）"))
     installed = node_dir() / "node_modules"
     if (installed / ".bin" / "mcp-server-filesystem").exists() and _CONFORMANCE.exists() and _NODE22.exists():
         return
@@ -41,7 +43,8 @@ def ensure_installed(timeout: float = 600) -> None:
         ["npm", "install", "--no-audit", "--no-fund"], cwd=node_dir(), capture_output=True, text=True, timeout=timeout
     )
     if done.returncode != 0:
-        raise NodeToolsMissing(f"npm install failed in tests/node:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        raise NodeToolsMissing(say("npm install failed in tests/node:", "在 tests/node 里执行 npm install 失败：")
+                               + f"\n{done.stdout[-2000:]}{done.stderr[-2000:]}")  # npm's own output as it was
 
 
 def bin_path(name: str) -> Path:

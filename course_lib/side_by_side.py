@@ -70,6 +70,21 @@ def compare(host: McpHost, ours: str, theirs: str, *, roots: list[Path], cases=C
 CASE_NAMES_ZH = {"whole file": "整个文件", "head 3": "head 3", "tail 2": "tail 2", "head and tail": "head 和 tail",
                  "head 0": "head 0", "missing file": "不存在的文件", "outside the root": "根目录之外"}
 """The CASES' names as the zh-CN table shows them (the rows keep the English names)."""
+
+
+def case_arguments(name: str) -> dict[str, Any]:
+    """The arguments of the case called `name` in `CASES`: its English name, or its zh-CN one.
+
+    Raises:
+        KeyError: no case has that name (the message lists them).
+    """
+    english = {zh: en for en, zh in CASE_NAMES_ZH.items()}.get(name, name)
+    cases = dict(CASES)
+    if english not in cases:
+        raise KeyError(f"no case named {name!r}; the cases: {', '.join(cases)}")
+    return dict(cases[english])  # a copy: CASES stays as it is
+
+
 _LINES = re.compile(r"^(\d+) lines?(, no final newline)?$")
 
 

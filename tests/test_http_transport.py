@@ -396,3 +396,39 @@ def test_the_public_url_is_the_oauth_resource_and_its_host_is_accepted():
         other = httpx.post(local, json=INITIALIZE, headers={**ACCEPT, "host": "elsewhere.example",
                                                             "authorization": f"Bearer {TOKEN}"})
         assert other.status_code == 421
+
+
+# --- the zh-CN edition: the messages a learner reads follow the edition -------------------------------
+
+
+def test_the_command_line_messages_follow_the_edition(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    with pytest.raises(ValueError, match=r"^应为 \[HOST:\]PORT，PORT 取 0 到 65535，实际是 'host:http'$"):
+        parse_address("host:http")
+    with pytest.raises(ConfigurationError, match="^bearer 令牌是空的$"):
+        StaticTokenVerifier("", "http://127.0.0.1:9/mcp")
+    parser = argparse.ArgumentParser()
+    http_transport.add_http_arguments(parser)
+    empty = tmp_path / "token.txt"
+    empty.write_text("\n")
+    with pytest.raises(SystemExit):
+        http_transport.settings_from_arguments(parser, parser.parse_args(["--http", "9", "--token-file", str(empty)]))
+    assert "--token-file：文件是空的" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        http_transport.settings_from_arguments(
+            parser, parser.parse_args(["--http", "9", "--token-file", str(tmp_path / "absent.txt")]))
+    assert "--token-file：读不了这个文件（No such file or directory）" in capsys.readouterr().err
+
+
+def test_the_served_line_follows_the_edition(monkeypatch):
+    env = {**os.environ, "COURSE_LANG": "zh-CN"}
+    proc = subprocess.Popen([sys.executable, "-m", "course_lib.fs_server", "--root", str(workspace_dir()),
+                             "--http", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stderr.readline()
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    assert line.startswith("MCP（Streamable HTTP）服务地址：http://127.0.0.1:") and line.rstrip().endswith("/mcp"), line

@@ -30,7 +30,15 @@ from course_lib.lang import say
 
 
 def real_recordings() -> dict[str, list[HttpExchange]]:
-    """Record the three HTTP conversations (see the module docstring) against a live server."""
+    """Record the three HTTP conversations (see the module docstring) against a live server.
+
+    Each is named in the edition's language (`RECORDING_ZH` holds the Chinese names).
+    """
+    return {say(name, RECORDING_ZH[name]): http for name, http in _record().items()}
+
+
+def _record() -> dict[str, list[HttpExchange]]:
+    """The three recordings under their English names."""
     from course_lib.fs_server import Workspace, build_server
     from course_lib.http_transport import serving
     from course_lib.paths import workspace_dir
@@ -56,7 +64,7 @@ RECORDING_ZH = {
     "a 2025-11-25 session the client ended with DELETE": "一个客户端已用 DELETE 结束的 2025-11-25 会话",
     "stateless 2026-07-28 requests": "无状态的 2026-07-28 请求",
 }
-"""The Chinese of each recording's name (the names themselves stay English: the check reads them)."""
+"""The Chinese of each recording's name, as `real_recordings()` names them in the zh-CN edition."""
 
 
 def _expected_session(http: list[HttpExchange]) -> str | None:
@@ -78,9 +86,8 @@ def check_session_to_send(fn: Callable[[list[HttpExchange]], str | None]) -> boo
         return failed(say("Pass the function itself (session_to_send, without parentheses); you passed {fn!r}.",
                           "请传入函数本身（session_to_send，不带括号）；你传入的是 {fn!r}。", fn=fn))
     recordings = real_recordings()
-    for name, http in recordings.items():
+    for shown, http in recordings.items():
         want = _expected_session(http)
-        shown = say(name, RECORDING_ZH[name])
         try:
             got = fn(list(http))
         except Exception as error:
@@ -96,7 +103,7 @@ def check_session_to_send(fn: Callable[[list[HttpExchange]], str | None]) -> boo
                               "{method} carried mcp-session-id in its *response* headers.",
                               "{name}：你返回了 None，但服务器开启了一个会话：它对 {method} 的答复在*响应*头部里带着 "
                               "mcp-session-id。", name=shown, method=first.jsonrpc_method))
-        if want is None and got is not None and "DELETE" in name:
+        if want is None and got is not None and http[-1].method == "DELETE":
             return failed(say("{name}: the session is over (DELETE answered {status}); sending its id "
                               "again gets 404. Return None: the client has to initialize anew.",
                               "{name}：会话已经结束（DELETE 的答复是 {status}）；再发送它的 id 会得到 404。"

@@ -116,3 +116,19 @@ def test_token_mistakes_are_explained_in_chinese(monkeypatch, capsys):
     assert "必须被接受：`aud` 可以是一个列表" in capsys.readouterr().out
     assert check_accept_token(lambda claims, resource, now: "yes") is False
     assert "请返回 True 或 False，而不是 'yes'。" in capsys.readouterr().out
+
+
+def test_the_recordings_are_named_in_the_editions_language(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert list(real_recordings()) == [
+        "a 2025-11-25 session in use", "a 2025-11-25 session the client ended with DELETE", "stateless 2026-07-28 requests"]
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    recordings = real_recordings()
+    assert list(recordings) == ["一个使用中的 2025-11-25 会话", "一个客户端已用 DELETE 结束的 2025-11-25 会话", "无状态的 2026-07-28 请求"]
+    assert recordings["一个客户端已用 DELETE 结束的 2025-11-25 会话"][-1].method == "DELETE"
+    # the Chinese names change nothing the check decides: the reference solution passes, a wrong one fails
+    from course_lib.exercises.nb03c import SOLUTIONS
+    assert check_session_to_send(SOLUTIONS["check_session_to_send"]()) is True
+    assert capsys.readouterr().out == "✓ 全部 3 段记录：下一次请求要带的 Mcp-Session-Id（或者不带）都对了。\n"
+    assert check_session_to_send(lambda http: "0" * 32) is False
+    assert capsys.readouterr().out.startswith("✗ 一个使用中的 2025-11-25 会话：下一次请求需要 ")
