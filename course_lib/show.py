@@ -69,8 +69,9 @@ def show_exchange(exchange: Exchange) -> None:
 def show_trace(result: LoopResult) -> None:
     """Print how a loop ended and, per model call, the link from `call_id` to MCP `id`.
 
-    The labels are in the edition's language (`lang.say`); `status`, `reason`, the ids and the
-    error codes are the loop's own values, printed as they are.
+    The labels are in the edition's language (`lang.say`), the outcome too ("ok" / "error CODE",
+    成功 / 出错 CODE); `status` and `reason` (field names), their values, the ids and the error codes
+    are the loop's own, printed as they are.
     """
     print(say("status: {status}   reason: {reason}   model requests: {steps}",
               "status: {status}   reason: {reason}   模型请求数: {steps}",
@@ -80,7 +81,7 @@ def show_trace(result: LoopResult) -> None:
     for link in result.trace:
         route = f"{link.server}/{link.tool}" if link.server else say("(not routed)", "（未路由）")
         mcp = f"MCP id {link.mcp_id}" if link.mcp_id is not None else say("no MCP request", "没有 MCP 请求")
-        outcome = "ok" if link.ok else f"error {link.error_code}"
+        outcome = say("ok", "成功") if link.ok else say("error {code}", "出错 {code}", code=link.error_code)
         print(f"  {link.call_id}  {link.alias} {link.arguments_text}  →  {route}  {mcp}  →  {outcome}")
 
 

@@ -109,8 +109,8 @@ def test_show_trace_in_chinese_keeps_the_values(zh, capsys):
     show.show_trace(LoopResult(status="completed", answer="hi", reason=None, steps=1))
     assert capsys.readouterr().out == (
         "status: incomplete   reason: max_steps   模型请求数: 2\n"
-        '  call_1  fs__read_text_file {"path":"notes.txt"}  →  fs/read_text_file  MCP id 3  →  ok\n'
-        "  call_2  nope__tool {}  →  （未路由）  没有 MCP 请求  →  error UNKNOWN_TOOL\n"
+        '  call_1  fs__read_text_file {"path":"notes.txt"}  →  fs/read_text_file  MCP id 3  →  成功\n'
+        "  call_2  nope__tool {}  →  （未路由）  没有 MCP 请求  →  出错 UNKNOWN_TOOL\n"
         "status: completed   reason: None   模型请求数: 1\n"
         "（没有工具调用）\n")
 
