@@ -8,8 +8,9 @@
   message, a message in two parts, a refusal part, a reasoning item) and compared with the openai
   SDK's own `Response.output_text`.
 
-The not-answered and passed messages follow the edition's language (`course_lib.lang.say`); the
-others are English for now.
+Every message the checks write themselves follows the edition's language (`course_lib.lang.say`).
+The object names of exercise 1 are keys the check reads, so they stay as the starter writes them;
+the case labels of exercise 2 have a Chinese twin (`CASE_LABELS_ZH`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.lang import say
 
 KINDS = ("rule", "value", "result")
+KINDS_ZH = {"rule": "规则", "value": "值", "result": "结果"}
 
 TASKS = ("Show the first 20 lines of /workspace/notes.txt", "Show the first 5 lines of /workspace/notes.txt")
 """The two runs whose differences decide each object's kind."""
@@ -109,24 +111,34 @@ def _shown(first: Any, second: Any) -> str:
     """Two values side by side, short; by size when their beginnings look the same."""
     a, b = quote(first, 50), quote(second, 50)
     if a == b:
-        a, b = (f"{len(json.dumps(v, ensure_ascii=False))} characters of JSON" for v in (first, second))
+        a, b = (say("{n} characters of JSON", "{n} 个字符的 JSON", n=len(json.dumps(v, ensure_ascii=False)))
+                for v in (first, second))
     return f"{a} → {b}"
 
 
 def _why(name: str, truth: str, guess: str, first: Any, second: Any) -> str:
-    changed = f"it changed when the task changed ({_shown(first, second)})"
+    shown = _shown(first, second)
+    changed = say(f"it changed when the task changed ({shown})", f"任务一变，它就跟着变了（{shown}）")
     if truth == "rule":
-        return (f"'{name}' is a rule, not a {guess}: it was identical in both runs (first 20 lines, then "
-                "first 5), so it says how any call must look, not what this call asks for.")
+        return say(f"'{name}' is a rule, not a {guess}: it was identical in both runs (first 20 lines, then "
+                   "first 5), so it says how any call must look, not what this call asks for.",
+                   f"'{name}' 是规则，不是{KINDS_ZH.get(guess, guess)}：两次运行（先要前 20 行，再要前 5 行）里"
+                   "它完全相同，所以它说的是任何调用都必须是什么样子，而不是这次调用要什么。")
     if truth == "value" and guess == "rule":
-        return f"'{name}' is a value, not a rule: {changed}, and it existed before the server ran."
+        return say(f"'{name}' is a value, not a rule: {changed}, and it existed before the server ran.",
+                   f"'{name}' 是值，不是规则：{changed}，而且它在服务器运行之前就已经存在。")
     if truth == "value":
-        return (f"'{name}' is a value, not a result: it changed with the task, but it existed before the "
-                "server ran — it is what the call asks for, not what execution produced.")
+        return say(f"'{name}' is a value, not a result: it changed with the task, but it existed before the "
+                   "server ran — it is what the call asks for, not what execution produced.",
+                   f"'{name}' 是值，不是结果：它随任务而变，但在服务器运行之前就已经存在。它是调用所要求的东西，"
+                   "不是执行产生的东西。")
     if guess == "rule":
-        return f"'{name}' is a result, not a rule: {changed}, and it appeared only after the server ran."
-    return (f"'{name}' is a result, not a value: it changed with the task, and it appeared only after "
-            "the server ran (the tools/call response and what was built from it).")
+        return say(f"'{name}' is a result, not a rule: {changed}, and it appeared only after the server ran.",
+                   f"'{name}' 是结果，不是规则：{changed}，而且它只在服务器运行之后才出现。")
+    return say(f"'{name}' is a result, not a value: it changed with the task, and it appeared only after "
+               "the server ran (the tools/call response and what was built from it).",
+               f"'{name}' 是结果，不是值：它随任务而变，而且只在服务器运行之后才出现（tools/call 的响应，"
+               "以及由它构建出来的东西）。")
 
 
 def check_kinds(answer: dict[str, str]) -> bool:
@@ -135,16 +147,20 @@ def check_kinds(answer: dict[str, str]) -> bool:
         return failed(say('Not answered yet: replace each ... with "rule", "value" or "result".',
                           '还没有作答：把每个 ... 换成 "rule"、"value" 或 "result"。'))
     if not isinstance(answer, dict):
-        return failed(f"Give a dict from object name to kind; you gave {type(answer).__name__}.")
+        return failed(say(f"Give a dict from object name to kind; you gave {type(answer).__name__}.",
+                          f"请给出一个从对象名到种类的 dict；你给的是 {type(answer).__name__}。"))
     unknown = [name for name in answer if name not in OBJECTS]
     if unknown:
-        return failed(f"{unknown[0]!r} is not one of the recorded objects; keep the names of the starter.")
+        return failed(say(f"{unknown[0]!r} is not one of the recorded objects; keep the names of the starter.",
+                          f"{unknown[0]!r} 不是记录下来的对象之一；请保留起始代码里的名字。"))
     missing = [name for name in OBJECTS if name not in answer or answer[name] is ...]
     if missing:
-        return failed(f"Not answered yet for {missing[0]!r}: give it \"rule\", \"value\" or \"result\".")
+        return failed(say(f"Not answered yet for {missing[0]!r}: give it \"rule\", \"value\" or \"result\".",
+                          f"{missing[0]!r} 还没有作答：给它 \"rule\"、\"value\" 或 \"result\"。"))
     for name, kind in answer.items():
         if kind not in KINDS:
-            return failed(f"{name!r}: {kind!r} is not a kind; use \"rule\", \"value\" or \"result\".")
+            return failed(say(f"{name!r}: {kind!r} is not a kind; use \"rule\", \"value\" or \"result\".",
+                              f"{name!r}：{kind!r} 不是一种种类；请用 \"rule\"、\"value\" 或 \"result\"。"))
     for name, (truth, first, second) in measured_kinds().items():
         if answer[name] != truth:
             return failed(_why(name, truth, answer[name], first, second))
@@ -190,36 +206,63 @@ def final_text_cases() -> list[tuple[str, dict[str, Any]]]:
     return cases
 
 
+CASE_LABELS_ZH = {
+    "the final answer, output = [message]": "最终回答，output = [message]",
+    "a tool call only, output = [function_call]": "只有一个工具调用，output = [function_call]",
+    "two tool calls, output = [function_call, function_call]": "两个工具调用，output = [function_call, function_call]",
+    "a call next to a message, output = [function_call, message]": "调用旁边跟着一条消息，output = [function_call, message]",
+    "one message in two parts, content = [output_text, output_text]": "一条消息分成两个部分，content = [output_text, output_text]",
+    "a message with a refusal part, content = [output_text, refusal]": "一条带 refusal 部分的消息，content = [output_text, refusal]",
+    "a reasoning item before the message, output = [reasoning, message]": "消息之前有一个 reasoning 项，output = [reasoning, message]",
+}
+"""The Chinese label of each case of `final_text_cases` (the hints read the English one)."""
+
+
+def _case(label: str) -> str:
+    """How a message names a case: `case 'label'` in the edition's language."""
+    return say(f"case '{label}'", f"例子 '{CASE_LABELS_ZH.get(label, label)}'")
+
+
 def _hint(label: str, expected: str, got: str) -> str:
     """Name the mistake behind a wrong join, from the case and from what came back."""
     if not expected:
-        return "This response has no message: return ''."
+        return say("This response has no message: return ''.", "这个响应里没有消息：返回 ''。")
     if "reasoning" in label and got.count(expected) and len(got) > len(expected):
-        return ("You joined the reasoning item's text too: it is the model's reasoning, not its answer. "
-                "Take only items whose type is 'message'.")
+        return say("You joined the reasoning item's text too: it is the model's reasoning, not its answer. "
+                   "Take only items whose type is 'message'.",
+                   "你把 reasoning 项的文本也拼了进来：那是模型的推理，不是它的回答。只取 type 为 'message' 的项。")
     if "refusal" in label and len(got) > len(expected):
-        return ("You joined the refusal part too: a refusal is not answer text (output_text leaves it out). "
-                "Take only parts whose type is 'output_text'.")
+        return say("You joined the refusal part too: a refusal is not answer text (output_text leaves it out). "
+                   "Take only parts whose type is 'output_text'.",
+                   "你把 refusal 部分也拼了进来：拒绝不是回答文本（output_text 会把它排除在外）。"
+                   "只取 type 为 'output_text' 的部分。")
     if "output = [function_call, message]" in label or "reasoning" in label:
-        return "The message is at output[1] here: walk every item and pick them by type."
+        return say("The message is at output[1] here: walk every item and pick them by type.",
+                   "这里的消息位于 output[1]：遍历每一项，按类型挑选。")
     if "two parts" in label:
-        return "Join the text of every output_text part, in order, with nothing in between."
+        return say("Join the text of every output_text part, in order, with nothing in between.",
+                   "把每个 output_text 部分的文本按顺序拼接起来，中间不加任何东西。")
     if got and expected.startswith(got.strip()) and got != expected:
-        return "You stopped early: join the text of every output_text part, in order, with nothing in between."
+        return say("You stopped early: join the text of every output_text part, in order, with nothing in between.",
+                   "你停得太早了：把每个 output_text 部分的文本按顺序拼接起来，中间不加任何东西。")
     if got.replace("\n", "").replace(" ", "") == expected.replace("\n", "").replace(" ", ""):
-        return "Join with nothing in between: '' .join(...), not a space or a newline."
-    return "Take the text of the output_text parts of the message items."
+        return say("Join with nothing in between: '' .join(...), not a space or a newline.",
+                   "中间什么也不加：用 '' .join(...)，不要用空格或换行。")
+    return say("Take the text of the output_text parts of the message items.",
+               "取 message 项里各个 output_text 部分的文本。")
 
 
 def _crash_hint(label: str, error: Exception) -> str:
     """Name the mistake behind a crash on one case."""
     if "refusal" in label and isinstance(error, KeyError) and error.args == ("text",):
-        return ("A refusal part has no 'text' (its field is 'refusal'): check each part's type and join only "
-                "'output_text' parts.")
+        return say("A refusal part has no 'text' (its field is 'refusal'): check each part's type and join only "
+                   "'output_text' parts.",
+                   "refusal 部分没有 'text'（它的字段是 'refusal'）：检查每个部分的类型，只拼接 'output_text' 部分。")
     if isinstance(error, (KeyError, IndexError)):
-        return ("Not every item is a message and not every item has 'content': check each item's 'type' "
-                "before reading its fields.")
-    return "Look at each item's 'type' before reading its fields."
+        return say("Not every item is a message and not every item has 'content': check each item's 'type' "
+                   "before reading its fields.",
+                   "并非每一项都是消息，也并非每一项都有 'content'：读取字段之前，先检查每一项的 'type'。")
+    return say("Look at each item's 'type' before reading its fields.", "读取字段之前，先看每一项的 'type'。")
 
 
 def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
@@ -228,24 +271,29 @@ def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
         return failed(say("Not answered yet: define final_text(response_json) and pass the function itself.",
                           "还没有作答：定义 final_text(response_json)，并传入函数本身。"))
     if not callable(fn):
-        return failed(f"Pass the function itself (final_text, without parentheses); you passed {quote(fn)}.")
+        return failed(say(f"Pass the function itself (final_text, without parentheses); you passed {quote(fn)}.",
+                          f"请传入函数本身（final_text，不带括号）；你传入的是 {quote(fn)}。"))
     cases = final_text_cases()
     for label, body in cases:
         expected = Response.model_validate(body).output_text
         try:
             got = fn(copy.deepcopy(body))
         except Exception as error:
-            return failed(f"case '{label}': your function crashed with {type(error).__name__}: {error}. "
-                          f"{_crash_hint(label, error)}")
+            return failed(say(f"{_case(label)}: your function crashed with {type(error).__name__}: {error}. ",
+                              f"{_case(label)}：你的函数崩溃了，{type(error).__name__}: {error}。")
+                          + _crash_hint(label, error))
         if not isinstance(got, str):
-            return failed(f"case '{label}': you returned {quote(got)} ({type(got).__name__}); return a str "
-                          "('' when there is no message).")
+            return failed(say(f"{_case(label)}: you returned {quote(got)} ({type(got).__name__}); return a str "
+                              "('' when there is no message).",
+                              f"{_case(label)}：你返回了 {quote(got)}（{type(got).__name__}）；请返回一个 str"
+                              "（没有消息时返回 ''）。"))
         if got != expected:
             mine, sdk = quote(got, 50), quote(expected, 50)
             if mine == sdk:  # same beginning: say how they differ in size
-                mine, sdk = f"{len(got)} characters", f"{len(expected)} characters"
-            return failed(f"case '{label}': you returned {mine}, the SDK's output_text gives {sdk}. "
-                          f"{_hint(label, expected, got)}")
+                mine, sdk = (say("{n} characters", "{n} 个字符", n=len(text)) for text in (got, expected))
+            return failed(say(f"{_case(label)}: you returned {mine}, the SDK's output_text gives {sdk}. ",
+                              f"{_case(label)}：你返回了 {mine}，而 SDK 的 output_text 给出的是 {sdk}。")
+                          + _hint(label, expected, got))
     return passed(say("final_text agrees with the SDK's output_text on all {n} responses.",
                       "在全部 {n} 个响应上，final_text 与 SDK 的 output_text 一致。", n=len(cases)))
 

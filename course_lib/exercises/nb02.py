@@ -45,6 +45,29 @@ HEAD_CASES: list[tuple[str, str]] = [
 ]
 """(label, arguments text). The expected outcome of each comes from the real parser, not from here."""
 
+REAL_CALL = "the offline model's real call (first 20 lines)"
+CASE_LABELS_ZH = {
+    REAL_CALL: "离线模型的真实调用（前 20 行）",
+    "no head at all": "完全没有 head",
+    "head is null (strict mode's 'absent')": "head 为 null（严格模式下的“没有值”）",
+    "extra whitespace around the object": "对象前后有多余的空白",
+    "head as a string": "head 是字符串",
+    "head as a float with no fraction": "head 是没有小数部分的 float",
+    "head in exponent notation": "head 用指数记法",
+    "head with a fraction": "head 带小数",
+    "head as a boolean": "head 是布尔值",
+    "head given twice": "head 给了两次",
+    "path given twice": "path 给了两次",
+    "head is NaN": "head 是 NaN",
+    "head is Infinity": "head 是 Infinity",
+    "head is 0": "head 是 0",
+    "head is negative": "head 是负数",
+    "a second object after the first": "第一个对象后面还有第二个对象",
+    "an array, not an object": "一个数组，不是对象",
+    "cut-off JSON": "截断的 JSON",
+}
+"""The Chinese label of each case of `check_parse_head` (the zh-CN edition's messages name it)."""
+
 
 def _model_arguments_text() -> str:
     """The arguments text the offline model really produces for "first 20 lines of notes.txt"."""
@@ -78,8 +101,9 @@ def check_parse_head(fn: Callable[[str], int | None]) -> bool:
     if not callable(fn):
         return failed(say(f"Pass the function itself (parse_head, without parentheses); you passed {fn!r}.",
                           f"请传入函数本身（parse_head，不带括号）；你传入的是 {fn!r}。"))
-    cases = [("the offline model's real call (first 20 lines)", _model_arguments_text()), *HEAD_CASES]
+    cases = [(REAL_CALL, _model_arguments_text()), *HEAD_CASES]
     for label, text in cases:
+        zh_label = CASE_LABELS_ZH.get(label, label)
         accepted, head, reason = _real_head(text)
         try:
             got = fn(text)
@@ -87,19 +111,19 @@ def check_parse_head(fn: Callable[[str], int | None]) -> bool:
             if accepted:
                 return failed(say(f"case '{label}' {text.strip()}: you refused it ({type(error).__name__}: "
                                   f"{error}), but it is valid; the real parser returns head={head!r}.",
-                                  f"例子 '{label}' {text.strip()}：你拒绝了它（{type(error).__name__}: "
+                                  f"例子 '{zh_label}' {text.strip()}：你拒绝了它（{type(error).__name__}: "
                                   f"{error}），但它是合法的；真正的解析器返回 head={head!r}。")
                               + _accepted_hint(text))
             continue
         except Exception as error:  # a crash is not a message the model can act on
             return failed(say(f"case '{label}' {text.strip()}: your function crashed with {type(error).__name__}: "
                               f"{error}. Refuse bad input with ValueError (json.JSONDecodeError is one).",
-                              f"例子 '{label}' {text.strip()}：你的函数崩溃了，{type(error).__name__}: "
+                              f"例子 '{zh_label}' {text.strip()}：你的函数崩溃了，{type(error).__name__}: "
                               f"{error}。请用 ValueError 拒绝坏输入（json.JSONDecodeError 就是一种）。"))
         if not accepted:
             return failed(say(f"case '{label}' {text.strip()}: you returned {got!r}, but it must be refused "
                               f"(the real parser says: {reason}). Raise ValueError.",
-                              f"例子 '{label}' {text.strip()}：你返回了 {got!r}，但它必须被拒绝"
+                              f"例子 '{zh_label}' {text.strip()}：你返回了 {got!r}，但它必须被拒绝"
                               f"（真正的解析器说：{reason}）。请抛出 ValueError。")
                           + _refused_hint(text, got))
         if got is not None and type(got) is not int:
@@ -107,11 +131,11 @@ def check_parse_head(fn: Callable[[str], int | None]) -> bool:
                           " 请转换整值的 float：5.0 就是整数 5。") if isinstance(got, float) else ""
             return failed(say(f"case '{label}' {text.strip()}: you returned {got!r} ({type(got).__name__}); "
                               "return an int (or None when there is no head).",
-                              f"例子 '{label}' {text.strip()}：你返回了 {got!r}（{type(got).__name__}）；"
+                              f"例子 '{zh_label}' {text.strip()}：你返回了 {got!r}（{type(got).__name__}）；"
                               "请返回 int（没有 head 时返回 None）。") + convert)
         if got != head:
             return failed(say(f"case '{label}' {text.strip()}: expected {head!r}, you returned {got!r}.",
-                              f"例子 '{label}' {text.strip()}：应为 {head!r}，你返回了 {got!r}。"))
+                              f"例子 '{zh_label}' {text.strip()}：应为 {head!r}，你返回了 {got!r}。"))
     return passed(say("parse_head agrees with the real parser on all {n} cases.",
                       "在全部 {n} 个例子上，parse_head 与真正的解析器一致。", n=len(cases)))
 

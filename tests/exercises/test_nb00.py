@@ -124,3 +124,74 @@ def test_final_text_cases_include_a_refusal_and_a_reasoning_item():
     parts = [p["type"] for body in bodies.values() for i in body["output"] if i["type"] == "message" for p in i["content"]]
     assert "refusal" in parts
     assert any(i["type"] == "reasoning" for body in bodies.values() for i in body["output"])
+
+
+# ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
+
+
+def test_kinds_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    answer = SOLUTIONS["check_kinds"]()
+    answer["request 1: tools[0].parameters"] = "value"
+    assert check_kinds(answer) is False
+    out = capsys.readouterr().out  # the object's name is a key the check reads: it stays as written
+    assert out.startswith("✗ 'request 1: tools[0].parameters' 是规则，不是值：两次运行")
+    assert "identical" not in out
+    answer = SOLUTIONS["check_kinds"]()
+    answer["tools/call request: params.arguments"] = "rule"
+    assert check_kinds(answer) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 'tools/call request: params.arguments' 是值，不是规则：任务一变，它就跟着变了（")
+    assert "'head': 20} → {'path': '/workspace/notes.txt', 'head': 5}" in out and "服务器运行之前" in out
+    answer = SOLUTIONS["check_kinds"]()
+    answer["request 2: function_call_output.output"] = "value"
+    assert check_kinds(answer) is False
+    assert "是结果，不是值：它随任务而变，而且只在服务器运行之后才出现" in capsys.readouterr().out
+
+
+def test_kinds_shape_mistakes_and_success_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert check_kinds(["rule"]) is False
+    assert capsys.readouterr().out == "✗ 请给出一个从对象名到种类的 dict；你给的是 list。\n"
+    answer = SOLUTIONS["check_kinds"]()
+    answer["tools/list: inputSchema"] = "schema"
+    assert check_kinds(answer) is False
+    assert capsys.readouterr().out == ("✗ 'tools/list: inputSchema'：'schema' 不是一种种类；"
+                                       '请用 "rule"、"value" 或 "result"。\n')
+    answer["tools/list: inputSchema"] = ...
+    assert check_kinds(answer) is False
+    assert capsys.readouterr().out.startswith("✗ 'tools/list: inputSchema' 还没有作答")
+    assert check_kinds(SOLUTIONS["check_kinds"]()) is True
+    assert capsys.readouterr().out == "✓ 10 个对象全部标对了，与两次真实运行测得的一致。\n"
+
+
+def test_final_text_mistakes_are_explained_in_chinese(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+
+    def output_0(r):
+        first = r["output"][0]
+        return first["content"][0]["text"] if first["type"] == "message" else ""
+
+    assert check_final_text(output_0) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 例子 '调用旁边跟着一条消息，output = [function_call, message]'：你返回了 ''，")
+    assert "这里的消息位于 output[1]" in out and "case" not in out
+
+    def every_part(r):
+        return "".join(p["text"] for i in r["output"] if i["type"] == "message" for p in i["content"])
+
+    assert check_final_text(every_part) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗ 例子 '一条带 refusal 部分的消息") and "你的函数崩溃了，KeyError" in out
+    assert "refusal 部分没有 'text'" in out
+    assert check_final_text("Here are the first 20 lines") is False
+    assert capsys.readouterr().out.startswith("✗ 请传入函数本身（final_text，不带括号）")
+    assert check_final_text(SOLUTIONS["check_final_text"]()) is True
+    assert capsys.readouterr().out == "✓ 在全部 7 个响应上，final_text 与 SDK 的 output_text 一致。\n"
+
+
+def test_every_final_text_case_has_a_chinese_label():
+    from course_lib.exercises.nb00 import CASE_LABELS_ZH, final_text_cases
+
+    assert set(CASE_LABELS_ZH) == {label for label, _ in final_text_cases()}
+    assert all(zh != en for en, zh in CASE_LABELS_ZH.items())

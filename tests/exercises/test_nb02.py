@@ -1,6 +1,7 @@
 """Wrong answers to notebook 02's exercises get a message that says what is wrong."""
 
 import json
+import re
 
 from course_lib.exercises.nb02 import SOLUTIONS, check_parse_head, check_predictions
 
@@ -148,8 +149,9 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
 def test_parse_head_mistakes_are_explained_in_chinese(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_parse_head(_lenient_parse_head) is False
-    out = capsys.readouterr().out  # the case's label stays as the catalogue of cases writes it
-    assert out.startswith("✗ 例子 'head as a string'") and "你返回了 '5'，但它必须被拒绝" in out
+    out = capsys.readouterr().out  # the case is named by its Chinese label
+    assert out.startswith("✗ 例子 'head 是字符串' ") and "你返回了 '5'，但它必须被拒绝" in out
+    assert "head as a string" not in out
     assert "不要对它调用 int()" in out
     assert check_parse_head(_refuses_every_float) is False
     out = capsys.readouterr().out
@@ -173,3 +175,11 @@ def test_predictions_are_explained_in_chinese(monkeypatch, capsys):
     assert "'ok' 不是一种结果" in capsys.readouterr().out
     assert check_predictions(SOLUTIONS["check_predictions"]()) is True
     assert capsys.readouterr().out == "✓ 全部 6 个预测都与真实结果相符。\n"
+
+
+def test_every_parse_head_case_has_a_chinese_label():
+    from course_lib.exercises.nb02 import CASE_LABELS_ZH, HEAD_CASES, REAL_CALL
+
+    labels = [REAL_CALL, *(label for label, _ in HEAD_CASES)]
+    assert set(CASE_LABELS_ZH) == set(labels)  # none missing, none left over from a removed case
+    assert all(re.search("[\u4e00-\u9fff]", zh) for zh in CASE_LABELS_ZH.values())
