@@ -138,16 +138,23 @@ def _load(path: Path) -> dict[str, Any]:
 # ---- string literals in code cells --------------------------------------------------------------
 
 
-def literals(code: str) -> list[tuple[int, int, str, str, str]]:
-    """The one-line plain and f-string literals of `code`: (start, end, prefix, quote, body),
-    offsets in characters; implicit concatenations, bytes, raw and triple-quoted strings left out.
-    IPython lines (`%magic`, `!shell`) are blanked before parsing."""
+def _as_python(code: str) -> tuple[list[str], str, list[int]]:
+    """A code cell's lines, its text with IPython lines (`%magic`, `!shell`) blanked so Python can
+    parse it (same offsets), and the offset at which each line starts."""
     lines = code.splitlines(keepends=True)
     python = "".join(" " * len(line.rstrip("\n")) + "\n" * line.endswith("\n")
                      if line.lstrip().startswith(("%", "!")) else line for line in lines)  # fmt: skip
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
+    return lines, python, starts
+
+
+def literals(code: str) -> list[tuple[int, int, str, str, str]]:
+    """The one-line plain and f-string literals of `code`: (start, end, prefix, quote, body),
+    offsets in characters; implicit concatenations, bytes, raw and triple-quoted strings left out.
+    IPython lines (`%magic`, `!shell`) are blanked before parsing."""
+    lines, python, starts = _as_python(code)
     found = []
 
     def offset(lineno: int, col: int) -> int:  # ast columns count UTF-8 bytes
@@ -177,12 +184,7 @@ def prose(code: str) -> list[tuple[int, int, str]]:
     (the text after `# `; tool directives such as `# fmt: skip` left out) and each one-line
     docstring of a def or class (the text between its triple quotes). (start, end, text), offsets
     in characters of the text itself."""
-    lines = code.splitlines(keepends=True)
-    python = "".join(" " * len(line.rstrip("\n")) + "\n" * line.endswith("\n")
-                     if line.lstrip().startswith(("%", "!")) else line for line in lines)  # fmt: skip
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
+    lines, python, starts = _as_python(code)
     found = []
     for token in tokenize.generate_tokens(io.StringIO(python).readline):
         if token.type == tokenize.COMMENT:
