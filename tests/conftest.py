@@ -1,4 +1,5 @@
-"""Shared fixtures: the anyio backend, the pinned Node programs, and an offline-model client."""
+"""Shared fixtures: the anyio backend, the pinned Node programs, the offline model behind the real
+openai and anthropic clients, and the edition's language (`zh`, `en`)."""
 
 import os
 
@@ -6,6 +7,7 @@ import httpx
 import openai
 import pytest
 
+from course_lib.backend import make_anthropic_client
 from course_lib.offline_model import offline_transport
 
 
@@ -39,3 +41,22 @@ def client():
                        http_client=httpx.Client(transport=offline_transport()),
                        _strict_response_validation=True) as client:  # fmt: skip
         yield client
+
+
+@pytest.fixture
+def claude():
+    """The offline model behind a real anthropic client (its Messages envelope)."""
+    with make_anthropic_client() as client:
+        yield client
+
+
+@pytest.fixture
+def zh(monkeypatch):
+    """course_lib speaks the 简体中文 edition's language, as in notebooks/zh-CN."""
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+
+
+@pytest.fixture
+def en(monkeypatch):
+    """course_lib speaks English, whatever the environment says."""
+    monkeypatch.setenv("COURSE_LANG", "en")

@@ -19,14 +19,6 @@ from course_lib.paths import fixtures_dir
 from course_lib.side_by_side import Row
 
 
-@pytest.fixture
-def zh(monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", "zh-CN")
-
-
-@pytest.fixture
-def en(monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", "en")
 
 
 @pytest.fixture

@@ -141,10 +141,6 @@ def test_the_table_prints_every_row(capsys):
 # ---- the zh-CN edition: the learner reads Chinese; what the trace recorded stays as sent -----------
 
 
-@pytest.fixture
-def zh(monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", "zh-CN")
-
 
 def test_every_report_has_chinese_for_the_english_it_was_recorded_with():
     assert set(drills.REPORTS) == set(drills.TRACES)

@@ -177,10 +177,6 @@ def test_the_chinese_uses_the_glossary_and_none_of_its_banned_words():
         assert term in text, term
 
 
-@pytest.fixture
-def zh(monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", "zh-CN")
-
 
 def test_the_chinese_deck_asks_the_source_s_question_and_speaks_chinese(zh):
     deck = CardDeck()

@@ -13,24 +13,13 @@ import pytest
 from anthropic.types import message_create_params
 from openai.types.chat import completion_create_params
 
-from course_lib.backend import OFFLINE_BASE_URL, make_anthropic_client
+from course_lib.backend import OFFLINE_BASE_URL
 from course_lib.offline_model import offline_transport
 from course_lib.offline_model.request_params import CHAT, MESSAGES, RESPONSES, _parameters, first_fault
 
 TASK = [{"role": "user", "content": "hello"}]
 
 
-@pytest.fixture
-def client():
-    with openai.OpenAI(api_key="x", base_url=OFFLINE_BASE_URL, http_client=httpx.Client(transport=offline_transport()),
-                       _strict_response_validation=True, max_retries=0) as c:  # fmt: skip
-        yield c
-
-
-@pytest.fixture
-def claude():
-    with make_anthropic_client() as c:
-        yield c
 
 
 def test_the_known_keys_are_the_sdks_own_not_a_hand_typed_list():

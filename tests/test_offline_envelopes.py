@@ -14,7 +14,7 @@ from anthropic.types import Message, ToolUseBlock
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from course_lib.backend import OFFLINE_BASE_URL, make_anthropic_client
+from course_lib.backend import OFFLINE_BASE_URL
 from course_lib.offline_model import offline_transport
 
 SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}, "head": {"type": "integer"}},
@@ -25,17 +25,6 @@ MSG_TOOLS = [{"name": "fs__read_text_file", "description": "Read a text file", "
 TWO = "Show the first 3 lines of /workspace/notes.txt and /workspace/todo.txt"
 
 
-@pytest.fixture
-def client():
-    with openai.OpenAI(api_key="x", base_url=OFFLINE_BASE_URL, http_client=httpx.Client(transport=offline_transport()),
-                       _strict_response_validation=True, max_retries=0) as c:  # fmt: skip
-        yield c
-
-
-@pytest.fixture
-def claude():
-    with make_anthropic_client() as c:
-        yield c
 
 
 def chat(client, messages, **options):

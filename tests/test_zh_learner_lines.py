@@ -22,14 +22,6 @@ from course_lib.notes_store import (AuditedExecutor, ManualClock, NotesStore, di
 from course_lib.retry import RetryPolicy, execute_with_retries
 
 
-@pytest.fixture
-def zh(monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", "zh-CN")
-
-
-@pytest.fixture
-def en(monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", "en")
 
 
 # ---- retry: why the retrying stopped (notebook 05) ------------------------------------------------

@@ -528,8 +528,6 @@ def test_pairing_on_the_item_id_or_reading_type_off_a_message_is_named(capsys):
 import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import pytest  # noqa: E402
-
 from course_lib.exercises.nb10 import _common  # noqa: E402
 from course_lib.exercises.nb10.action_id import ACTION_CASES  # noqa: E402
 from course_lib.exercises.nb10.idempotency import check_idempotency_store  # noqa: E402
@@ -543,10 +541,6 @@ IDEMPOTENCY_LABELS = ["one call", "a retry after a timeout", "the same key, the 
                       "the same key with other arguments", "two different keys",
                       "two calls with the same key at the same time", "a write that failed, then the same key again"]
 
-
-@pytest.fixture
-def zh(monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", "zh-CN")
 
 
 def chinese(out):
