@@ -374,12 +374,15 @@ def test_make_lab_opens_the_edition_of_the_learners_language(environment, folder
 
 
 def test_jupyterlab_itself_can_speak_chinese():
-    """The language pack is a dependency: Settings → Language offers 中文 (简体, 中国), as README.zh-CN says."""
+    """The language pack is a dependency: in the English interface Settings → Language lists it as
+    "<displayName> - <nativeName>" (JupyterLab's translation extension), which README.zh-CN names."""
     from jupyterlab_server.translation_utils import get_language_packs
 
-    packs, _ = get_language_packs("zh_CN")
-    assert packs["zh_CN"]["nativeName"] == "中文 (简体, 中国)"
-    assert "设置 → 语言 → 中文 (简体, 中国)" in (REPO / "README.zh-CN.md").read_text(encoding="utf-8")
+    packs, _ = get_language_packs("en")
+    item = f"{packs['zh_CN']['displayName']} - {packs['zh_CN']['nativeName']}"
+    assert item == "Chinese (Simplified, China) - 中文 (简体, 中国)"
+    for guide in (REPO / "README.zh-CN.md", REPO / "notebooks" / "zh-CN" / "INSTRUCTOR.md"):
+        assert f"Settings → Language → {item}" in guide.read_text(encoding="utf-8"), guide.name
 
 
 # ---- README.zh-CN.md ----------------------------------------------------------------------------
