@@ -285,6 +285,18 @@ def test_prose_finds_comments_and_one_line_docstrings_and_leaves_directives():
                                                 "是值，不是规则": "the value, not the rule"}) == code  # fmt: skip
 
 
+def test_a_comment_that_repeats_a_catalogued_literal_is_one_entry_translated_in_both_places(tmp_path):
+    paths = _copy(tmp_path)
+    task = "Show the first 20 lines of /workspace/notes.txt"
+    _edit_cell(paths.english(PILOT), "90523a52", lambda source: source + f"\n# {task}\n")
+    texts, problems = translations.wanted(paths, PILOT)
+    assert problems == [] and [t.kind for t in texts if (t.cell_id, t.msgid) == ("90523a52", task)] == ["prose"]
+    translations.extract(paths, PILOT)
+    [entry] = [e for e in polib.pofile(str(paths.catalog(PILOT))) if e.msgid == task]
+    [cell] = [c for c in translations.build(paths, PILOT)["cells"] if c["id"] == "90523a52"]
+    assert cell["source"].count(entry.msgstr) == 2 and task not in cell["source"]
+
+
 def test_a_changed_english_comment_fails_the_check_naming_notebook_and_cell(tmp_path, capsys):
     paths = _copy(tmp_path)
     english = json.loads(paths.english(PILOT).read_text(encoding="utf-8"))

@@ -24,8 +24,7 @@ A catalog entry is in step when its msgid is the current English text; `extract`
 cell's entry fuzzy (the old translation kept, the old English in `#| msgid`), adds new cells
 empty and makes removed ones obsolete (`#~`), as gettext's msgmerge does. `build` writes the
 zh-CN notebook: same cells, same ids, code identical except catalogued literals, comments and
-docstrings, the English
-text where a translation is missing or fuzzy; it keeps the stored outputs of cells whose source
+docstrings, the English text where a translation is missing or fuzzy; it keeps the stored outputs of cells whose source
 did not change (`make notebooks` then executes it). `check` fails on a missing, empty, fuzzy or
 outdated entry, a catalogued literal no longer in its cell, a translation that changes a wire
 value (a `code span`, an identifier like call_id) or the heading structure, a glossary term not
@@ -256,8 +255,8 @@ def wanted(paths: Paths, stem: str) -> tuple[list[Wanted], list[str]]:
         source = _source(cell)
         if cell["cell_type"] == "markdown":
             texts.append(Wanted(stem, cell["id"], "markdown", source))
+        seen = set()  # one entry per text of a cell: a comment and a listed literal may say the same
         if cell["cell_type"] == "code":
-            seen = set()
             for *_, text in prose(source):
                 if text not in seen:
                     seen.add(text)
@@ -266,7 +265,9 @@ def wanted(paths: Paths, stem: str) -> tuple[list[Wanted], list[str]]:
             bodies = {body for *_, body in literals(source)}
             for body in listed[cell["id"]]:
                 if body in bodies:
-                    texts.append(Wanted(stem, cell["id"], "code", body))
+                    if body not in seen:
+                        seen.add(body)
+                        texts.append(Wanted(stem, cell["id"], "code", body))
                 else:
                     problems.append(f"{stem}.ipynb cell {cell['id']}: the catalogued string {body!r} is no longer "
                                     f"in the cell (the English changed): update {paths.code_strings.name}")  # fmt: skip
