@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 .PHONY: lab test test-fast notebooks translations check-translations fixtures verify node-tools bench binder-requirements clean
 
@@ -41,7 +41,7 @@ notebooks: $(VENV)/.installed  ## re-execute every notebook in place, storing fr
 		../../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False --CoalesceStreamsPreprocessor.enabled=True "$$nb" \
 			&& ../../$(BIN)/python ../../.ci/stable_widget_ids.py "$$nb" || exit 1; done
 
-translations: $(VENV)/.installed  ## update every zh-CN catalog (notebooks/locale) from its English notebook
+translations: $(VENV)/.installed  ## update every zh-CN catalog (tools/locale) from its English notebook
 	$(BIN)/python tools/translations.py extract
 
 check-translations: $(VENV)/.installed  ## fail, naming notebook and cell, where the zh-CN edition is not in step

@@ -130,7 +130,7 @@ def test_a_binder_like_build_runs_every_notebook(tmp_path, node_tools):
     assert json.loads(override.read_text())["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     run("python", "-m", "pip", "install", "--quiet", "pytest>=8,<10", "nbval>=0.11,<0.12")
     out = run("python", "-m", "pytest", "notebooks", "--nbval", "--nbval-current-env",
-              "--nbval-sanitize-with", "notebooks/sanitize.cfg", "-q", "-p", "no:cacheprovider")  # fmt: skip
+              "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "-q", "-p", "no:cacheprovider")  # fmt: skip
     assert re.search(r"\d+ passed", out) and "failed" not in out.splitlines()[-1]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,10 @@ def test_stable_ids_rename_every_reference_and_drop_what_nothing_shows():
     children, layout = new_state[new_a]["state"]["children"][0][10:], new_state[new_a]["state"]["layout"][10:]
     assert {children, layout} == set(new_state) - {new_a}
     assert stable_widget_ids.stabilize(stable, "x.ipynb") is stable  # a second pass changes nothing
+
+
+def test_the_learners_file_browser_shows_notebooks_and_guides_only():
+    """Translation catalogs and the nbval sanitizer live beside the tools that read them."""
+    tracked = subprocess.run(["git", "ls-files", "notebooks"], cwd=REPO, capture_output=True, text=True,
+                             check=True).stdout.split()  # fmt: skip
+    assert tracked and [name for name in tracked if not name.endswith((".ipynb", ".md"))] == []

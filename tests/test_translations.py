@@ -202,7 +202,7 @@ def test_the_check_says_when_a_notebook_has_no_catalog(tmp_path, capsys):
     paths.code_strings.write_text('\n["'.join(t for t in tables if not t.startswith('01_declaring_tools"]')),
                                   encoding="utf-8")
     assert translations.main(["check"], paths) == 1
-    assert "01_declaring_tools.ipynb: no catalog notebooks/locale/zh_CN/LC_MESSAGES/01_declaring_tools.po" in capsys.readouterr().err
+    assert "01_declaring_tools.ipynb: no catalog tools/locale/zh_CN/LC_MESSAGES/01_declaring_tools.po" in capsys.readouterr().err
     assert translations.main(["extract"], paths) == 0  # updates the catalogs there are, starts none
     assert not paths.catalog("01_declaring_tools").exists()
     assert translations.main(["extract", "01_declaring_tools"], paths) == 0  # naming one starts it

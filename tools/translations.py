@@ -8,13 +8,13 @@
 notebook's name without `.ipynb`. Without one, extract and build work on every notebook that has a
 catalog (naming a notebook that has none starts its catalog), and check on every English notebook.
 
-The English notebooks are the source. `notebooks/locale/zh_CN/LC_MESSAGES/<stem>.po` holds:
+The English notebooks are the source. `tools/locale/zh_CN/LC_MESSAGES/<stem>.po` holds:
 
 - one entry per markdown cell: msgid = the English cell source, msgctxt = `<stem>:<cell id>`;
 - one entry per catalogued string literal of a code cell (the task prompt, printed labels):
   msgid = the literal's text as written between its quotes (escapes and f-string `{…}` fields
   included, so the translation keeps them), msgctxt = `<stem>:<cell id>`. Which literals are
-  catalogued is listed in `notebooks/locale/code_strings.toml` (cell id → literals), so the
+  catalogued is listed in `tools/locale/code_strings.toml` (cell id → literals), so the
   English code cells stay exactly as they are. Only one-line `"…"`/`'…'` and `f"…"` literals.
 - one entry per comment (`# …`, the text after the `#`) and one-line docstring of a code cell:
   these are prose, so every one is catalogued, with no list; msgctxt = `<stem>:<cell id>`. Tool
@@ -84,19 +84,24 @@ class Paths:
         return self.root / "notebooks"
 
     @property
+    def locale(self) -> Path:
+        """The catalogs live beside this tool, not in the learner's file browser."""
+        return self.root / "tools" / "locale"
+
+    @property
     def edition(self) -> Path:
         return self.notebooks / EDITION
 
     @property
     def code_strings(self) -> Path:
-        return self.notebooks / "locale" / "code_strings.toml"
+        return self.locale / "code_strings.toml"
 
     @property
     def glossary(self) -> Path:
         return self.edition / "GLOSSARY.md"
 
     def catalog(self, stem: str) -> Path:
-        return self.notebooks / "locale" / LANGUAGE / "LC_MESSAGES" / f"{stem}.po"
+        return self.locale / LANGUAGE / "LC_MESSAGES" / f"{stem}.po"
 
     def english(self, stem: str) -> Path:
         return self.notebooks / f"{stem}.ipynb"
