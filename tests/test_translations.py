@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -343,9 +344,35 @@ def test_the_language_follows_the_edition_folder_and_course_lang(tmp_path, monke
     assert lang.language() == "zh-CN" and lang.say("{n} ok", "{n} 个通过", n=3) == "3 个通过"
     monkeypatch.setenv("COURSE_LANG", "en")
     assert lang.language() == "en"
-    monkeypatch.setenv("COURSE_LANG", "fr")
-    with pytest.raises(ValueError, match="COURSE_LANG='fr'"):
-        lang.language()
+    monkeypatch.setenv("COURSE_LANG", "zh_CN.UTF-8")
+    assert lang.language() == "zh-CN"
+
+
+SPELLINGS = {
+    "zh-CN": ["zh-CN", "zh_CN", "zh_CN.UTF-8", "zh_CN.utf8", "zh_CN.GB18030", "zh", "ZH", "zh-cn", "zh-Hans",
+              "zh-Hans-CN", "zh_SG.UTF-8", "zh-Hant-TW", "zh_TW.UTF-8", " zh_CN ", "zh_CN@pinyin"],
+    "en": ["en", "EN", "en-US", "en_US.UTF-8", "en_GB.ISO-8859-1@euro", "en-Latn-US", "C", "C.UTF-8", "POSIX"],
+    None: ["fr", "de_DE.UTF-8", "ja-JP", "", "zhx", "english", "cn"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("tag", "edition"), [(tag, edition) for edition, tags in SPELLINGS.items() for tag in tags])
+def test_every_usual_spelling_of_a_language_names_its_edition(tag, edition):
+    from course_lib import lang
+
+    assert lang.edition_of(tag) == edition
+
+
+def test_a_course_lang_naming_no_edition_says_so_once_in_both_languages_and_never_raises(tmp_path):
+    """Every notebook's first cell calls language(): COURSE_LANG=fr must not break it (it once raised)."""
+    script = "from course_lib import lang\nprint(lang.language(), lang.language(), lang.say('ok', '好'))"
+    for folder, expected in ((tmp_path, "en en ok"), (tmp_path / "zh-CN", "zh-CN zh-CN 好")):
+        folder.mkdir(exist_ok=True)
+        done = subprocess.run([sys.executable, "-c", script], cwd=folder, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "COURSE_LANG": "fr", "PYTHONPATH": str(REPO)})  # fmt: skip
+        assert done.returncode == 0 and done.stdout.strip() == expected, done.stderr
+        [line] = done.stderr.splitlines()  # the folder's edition is kept, said once, in both languages
+        assert "COURSE_LANG='fr'" in line and "names no edition" in line and "不是本课程的版本" in line
 
 
 @pytest.mark.parametrize("language, kinds, final", [
@@ -372,17 +399,44 @@ def test_the_chinese_pass_message_of_notebook_00(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize(("environment", "folder"), [
-    ({"COURSE_LANG": "zh-CN"}, "notebooks/zh-CN"), ({"LANG": "zh_CN.UTF-8"}, "notebooks/zh-CN"),
-    ({"LANG": "zh_CN.UTF-8", "COURSE_LANG": "en"}, "notebooks"), ({"LANG": "C.UTF-8"}, "notebooks"), ({}, "notebooks"),
+    ({"COURSE_LANG": "zh-CN"}, "notebooks/zh-CN"), ({"COURSE_LANG": "zh_CN"}, "notebooks/zh-CN"),
+    ({"COURSE_LANG": "zh-Hans"}, "notebooks/zh-CN"), ({"LANG": "zh_CN.UTF-8"}, "notebooks/zh-CN"),
+    ({"LANG": "zh_SG.GB18030"}, "notebooks/zh-CN"), ({"LC_ALL": "zh_CN.utf8", "LANG": "en_US.UTF-8"}, "notebooks/zh-CN"),
+    ({"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "notebooks/zh-CN"),
+    ({"LANG": "de_DE.UTF-8", "LANGUAGE": "zh_CN:en"}, "notebooks/zh-CN"), ({"LANG": "C", "LANGUAGE": "zh_CN"}, "notebooks"),
+    ({"LANG": "zh_CN.UTF-8", "COURSE_LANG": "en"}, "notebooks"), ({"LANG": "C.UTF-8"}, "notebooks"),
+    ({"COURSE_LANG": "fr"}, "notebooks"), ({"LANG": "fr_FR.UTF-8"}, "notebooks"), ({}, "notebooks"),
 ])  # fmt: skip
 def test_make_lab_opens_the_edition_of_the_learners_language(environment, folder):
-    """The Chinese README's `make lab` opens the 简体中文 notebook 00 on a Chinese machine, or when asked."""
-    import os
+    """The Chinese README's `make lab` opens the 简体中文 notebook 00 on a Chinese machine, or when asked,
+    and hands JupyterLab the zh-CN edition's settings (its menus in Chinese) only then."""
+    from course_lib import lang
 
-    env = {k: v for k, v in os.environ.items() if k not in {"COURSE_LANG", "LC_ALL", "LANG"}} | environment
+    env = {k: v for k, v in os.environ.items() if k not in {"COURSE_LANG", "LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"}}
+    env |= environment
     done = subprocess.run(["make", "-n", "lab"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     [command] = [line for line in done.stdout.splitlines() if " lab " in f"{line} " and "jupyter" in line]
     assert f" {folder}/00_map_and_first_run.ipynb" in command, done.stdout
+    edition = "zh-CN" if folder.endswith("zh-CN") else "en"
+    assert lang.machine_edition(env) == edition and f"lab_settings.py --edition {edition})" in command
+    assert done.stderr.count("names no edition") == (1 if environment.get("COURSE_LANG") == "fr" else 0)
+
+
+def test_the_zh_cn_edition_gets_jupyterlabs_chinese_locale_and_the_english_one_keeps_its_own(tmp_path):
+    """What `make lab` hands JupyterLab for each edition, read as JupyterLab reads overrides."""
+    from jupyterlab_server.settings_utils import _get_overrides  # the function lab calls for overrides
+
+    env = {**os.environ, "JUPYTERLAB_DIR": str(tmp_path / "lab")}
+    run = lambda *args: subprocess.run([sys.executable, "binder/lab_settings.py", *args], cwd=REPO, env=env,  # noqa: E731
+                                       capture_output=True, text=True, timeout=60, check=True).stdout.split()  # fmt: skip
+    assert run("--edition", "en") == [] and run() == []
+    [argument] = run("--edition", "zh-CN")
+    assert argument == f"--LabApp.app_settings_dir={tmp_path / 'lab' / 'settings-zh-CN'}"
+    chinese, _ = _get_overrides(argument.split("=", 1)[1])
+    english, _ = _get_overrides(str(tmp_path / "lab" / "settings"))
+    assert chinese["@jupyterlab/translation-extension:plugin"] == {"locale": "zh_CN"}
+    assert "@jupyterlab/translation-extension:plugin" not in english
+    assert chinese["@jupyterlab/apputils-extension:notification"] == english["@jupyterlab/apputils-extension:notification"]
 
 
 def test_jupyterlab_itself_can_speak_chinese():
