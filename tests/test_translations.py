@@ -487,3 +487,25 @@ def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
         f"README.zh-CN.md: no Binder link for notebooks/zh-CN/{name}",
         f"notebooks/zh-CN/INSTRUCTOR.md: opens notebooks/{name}, not its notebooks/zh-CN edition",
         f"notebooks/zh-CN/INSTRUCTOR.md: no Binder link for notebooks/zh-CN/{name}"]
+
+
+def test_the_glossary_is_held_against_course_libs_own_chinese(tmp_path, capsys):
+    """A forbidden variant planted in a check message fails `make check-translations`, naming file and line;
+    a say() pair whose English uses a checked term must use its Chinese; a dict key (a word the code
+    accepts) and an English word kept as a name are not violations. The real course_lib is clean."""
+    assert translations.library_problems(translations.Paths()) == []
+    copy = translations.Paths(tmp_path)
+    copy.glossary.parent.mkdir(parents=True)
+    shutil.copy2(translations.Paths().glossary, copy.glossary)
+    (tmp_path / "notebooks" / "zh-CN").mkdir(exist_ok=True)
+    (tmp_path / "course_lib").mkdir()
+    (tmp_path / "course_lib" / "planted.py").write_text(
+        "from course_lib.lang import say\n"
+        "ACCEPTS = {'审批': 'approval'}\n"
+        "ok = say('result has no isError', 'result 没有 isError')\n"
+        "bad = say('Wait for the approval.', '等待审批。')\n", encoding="utf-8")  # fmt: skip
+    assert translations.main(["check"], copy) == 1
+    err = capsys.readouterr().err
+    assert "course_lib/planted.py:4: '审批' is not the glossary's term for 'approval' (use '批准')" in err
+    assert "course_lib/planted.py:4: the English says 'approval': the glossary's term is '批准'" in err
+    assert ":2:" not in err and ":3:" not in err
