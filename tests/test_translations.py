@@ -466,6 +466,18 @@ def test_the_chinese_readme_has_the_same_two_commands_and_its_binder_links_check
     assert "[简体中文](README.zh-CN.md)" in english and "`make check-translations`" in english
 
 
+def test_the_chinese_readme_gives_the_english_windows_commands_for_its_own_edition():
+    """The same PowerShell lines as README.md, but opening the zh-CN notebook 00 with the zh-CN settings."""
+    block = lambda text: re.findall(r"```powershell\n(.*?)```", text, re.S)[0].splitlines()  # noqa: E731
+    english = block((REPO / "README.md").read_text(encoding="utf-8"))
+    chinese = block((REPO / "README.zh-CN.md").read_text(encoding="utf-8"))
+    edition = ["$zh = .venv\\Scripts\\python binder\\lab_settings.py --edition zh-CN",
+               ".venv\\Scripts\\jupyter lab notebooks\\zh-CN\\00_map_and_first_run.ipynb $zh"]  # fmt: skip
+    assert [line for line in chinese if line not in edition] == [line for line in english if "lab" not in line]
+    assert [line for line in chinese if line in edition] == edition
+    assert chinese.index(edition[1]) == english.index(".venv\\Scripts\\jupyter lab notebooks\\00_map_and_first_run.ipynb")
+
+
 def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
     for name in ("README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
