@@ -610,7 +610,8 @@ def diagnosis_table(traces: list[TaskTrace]) -> str:
         row = DIAGNOSIS[key]
         glossed = " · ".join(check if CHECKS_ZH[check] == check else f"{check}（{CHECKS_ZH[check]}）"
                              for check in row.checks)  # the zh-CN gloss of `failure_table`; the checks stay as named
-        lines += [say("{letter}  {symptom} ({source}) — tasks: {ids}", "{letter}  {source}——任务：{ids}",
+        # The English edition names the symptom in English only (the source's own row name is Chinese).
+        lines += [say("{letter}  {symptom} — tasks: {ids}", "{letter}  {source}——任务：{ids}",
                       letter=row.letter, symptom=row.symptom, source=row.source, ids=", ".join(ids)),
                   say("    likely cause: {cause}", "    可能的原因：{cause_zh}", cause=row.cause, cause_zh=CAUSES_ZH[row.letter]),
                   say("    check first:  {checks}", "    先检查：{glossed}", checks=" · ".join(row.checks), glossed=glossed)]  # fmt: skip

@@ -6,12 +6,18 @@ the task's trace holds (the notes `read_note` returned, the paths `search_notes`
 records saved):
 
     - a sentence [/notes/x.md]        the sentence is in that note (or nearly all its words are)
-    - Your notes do not mention: a, b  no note read contains the word a or b
+    - Your notes do not mention: a, b  at least one note was read, and none of them contains a or b
+                                       (as the search counts words: retries = retry, workflows =
+                                       workflow; stubs and titles count, they were read too)
     /notes/x.md is only a stub         that note was read and is a TODO
     The evidence is missing: …         each reason holds: the search found nothing, the notes
                                        named were read and lack the words, the stub is a stub
     Saved the learning gap as record … that record exists;  "I did not save …": none does
     any other sentence                 most of its content words occur in one note read
+
+The check is lexical: it sees words, not meaning. A sentence that keeps a note's words and swaps
+who does what ("independent reads must wait") passes it, and so does a note that says the same
+thing in other words ("function calls" for tool calls). Notebook 09 shows one answer that fools it.
 
 Lines that only frame the answer ("From your notes:", "Sources: …", the proposal of a gap, the
 greeting of a no-tool reply) are not claims.
@@ -27,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from course_lib.lang import say
+from course_lib.words import tokens
 
 OVERLAP = 0.8  # a free sentence is traceable when this share of its content words is in one note
 STOPWORDS = frozenset(
@@ -65,7 +72,10 @@ def words(text: str) -> set[str]:
 
 
 def _mentions(text: str, term: str) -> bool:
-    return re.search(rf"(?<![a-z0-9_]){re.escape(term.lower())}(?![a-z0-9_])", text.lower()) is not None
+    """`text` holds `term` as the notes search counts words: every token of it (stems, so TIMEOUTS is
+    TIMEOUT and workflows is workflow; the character bigrams of a Chinese term)."""
+    wanted = set(tokens(term))
+    return bool(wanted) and wanted <= set(tokens(text))
 
 
 def _traced(sentence: str, read: dict[str, str], path: str | None = None) -> Claim:
@@ -91,16 +101,25 @@ def _traced(sentence: str, read: dict[str, str], path: str | None = None) -> Cla
 
 
 def _lacks(text: str, terms: Iterable[str], read: dict[str, str], paths: Iterable[str] | None = None) -> Claim:
-    """A claim that the notes read (or `paths` among them) do not mention any of `terms`."""
+    """A claim that the notes read (or `paths` among them) do not mention any of `terms`: grounded
+    only when at least one note was read and none of them holds any of the terms. Nothing read
+    means nothing was looked at, so the claim has no ground."""
     paths = list(read) if paths is None else list(paths)
+    terms = [t for t in terms if t]
     unread = [p for p in paths if p not in read]
     if unread:
         return Claim(text, None, say("names {paths}, which was not read", "标注的 {paths} 没有读过", paths=", ".join(unread)))
+    if not paths:
+        return Claim(text, None, say("no note was read, so nothing shows what the notes lack",
+                                     "没有读过任何笔记，所以没有什么能说明笔记缺了什么"))
+    wordless = [t for t in terms if not tokens(t)]
+    if wordless or not terms:
+        return Claim(text, None, say("names no word to look for", "没有给出要找的词"))
     said = [(t, p) for t in terms for p in paths if _mentions(read[p], t)]
     if said:
         term, path = said[0]
         return Claim(text, None, say("{path} does mention {term!r}", "{path} 其实提到了 {term!r}", path=path, term=term))
-    return Claim(text, "the trace" if not paths else ", ".join(paths))
+    return Claim(text, ", ".join(paths))
 
 
 def _missing_reasons(line: str, reasons: str, read: dict[str, str], found: list[str]) -> list[Claim]:

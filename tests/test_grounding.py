@@ -32,7 +32,32 @@ def test_claims_about_what_the_notes_lack_are_checked_word_by_word():
     assert ungrounded("Your notes do not mention: kubernetes, pods.", READ) == []
     [wrong] = ungrounded("Your notes do not mention: budget.", READ)
     assert wrong.why == "/notes/retries.md does mention 'budget'"
-    assert ungrounded("Your notes do not mention: TIMEOUTS.", READ) == []  # a whole word: TIMEOUT is not TIMEOUTS
+
+
+def test_a_negative_claim_counts_words_as_the_search_does():
+    # Regression: "workflows" was looked for as a whole word, so a note saying "workflow" let the claim pass.
+    [timeouts] = ungrounded("Your notes do not mention: TIMEOUTS.", READ)
+    assert timeouts.why == "/notes/retries.md does mention 'TIMEOUTS'"
+    [plural] = ungrounded("Your notes do not mention: workflows.", {"/notes/w.md": "# Workflow vs Agent\nTODO: a workflow…"})
+    assert plural.why == "/notes/w.md does mention 'workflows'"  # a stub was read too: it counts
+
+
+def test_a_negative_claim_with_nothing_read_has_no_ground():
+    # Regression: with no note read, "do not mention" was grounded without looking at anything.
+    [claim] = ungrounded("Your notes do not mention: budget.", {})
+    assert claim.why == "no note was read, so nothing shows what the notes lack"
+    lacks = "The evidence is missing: the notes I read () do not mention budget. I won't answer from memory."
+    assert ungrounded(lacks, READ)[0].why == "no note was read, so nothing shows what the notes lack"
+    assert ungrounded("Your notes do not mention: ---.", READ)[0].why == "names no word to look for"
+
+
+def test_the_check_is_lexical_a_swapped_sentence_passes_it():
+    # What notebook 09 shows: the note's own words, the meaning reversed, and the check sees nothing wrong.
+    note = {"/notes/p.md": "# Parallel calls\nIndependent reads can run concurrently.\n"
+                           "A step that needs the result of another must wait for it.\n"}
+    reversed_meaning = "Independent reads must wait; a step that needs the result of another can run concurrently."
+    assert ungrounded(reversed_meaning, note) == []
+    assert ungrounded("Your notes do not mention: tool.", note) == []  # the note says "step" and "reads", never "tool"
 
 
 def test_evidence_missing_reasons_are_each_checked_against_the_trace():

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from course_lib.offline_model.answers import _write_not_done
 from course_lib.offline_model.assistant_calls import _Done, _fill, _hits
 from course_lib.offline_model.reading import _path_property
-from course_lib.offline_model.terms import _stems, _tokens, mentions
+from course_lib.offline_model.terms import _stems, _tokens, mentions, unsaid
 from course_lib.offline_model.wording import language, say
 
 _GAP_REQUEST = re.compile(
@@ -57,9 +57,11 @@ def _final_moves(text: str, terms: list[str], done: list[_Done], last: _Done, re
     stubs = [note for note in notes if note.todo is not None]
     found = set().union(*(_stems(note.text) for note in usable))
     covered = [term for term in terms if mentions(found, term)]
-    missing = [term for term in terms if not mentions(found, term)]
+    missing = unsaid(found, terms)  # what the usable notes do not say (never a word that only asks)
     if usable and len(covered) * 2 > len(terms):
-        body = _quoted_answer(terms, usable, missing, stubs, lang)
+        # "Your notes do not mention X" speaks of every note read: a stub that names X mentions it.
+        said = set().union(*(_stems(f"{note.title}\n{note.text}") for note in notes))
+        body = _quoted_answer(terms, usable, unsaid(said, terms), stubs, lang)
     else:
         body = _missing_evidence(last, done, notes, stubs, missing, reader, lang)
     if writer is None or not _GAP_REQUEST.search(text):

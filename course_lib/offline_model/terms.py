@@ -102,6 +102,19 @@ def _chinese_terms(run: str) -> list[tuple[int, str]]:
     return found
 
 
+# Words that ask about a topic without naming one ("When should I *set* …", "how is A *different* from
+# B", "stop a write from happening *twice*"). They are searched for like any key term, but a note
+# that answers the question rarely repeats them, so the assistant never reports them as missing.
+_ASKING_WORDS = frozenset("""
+    set sets setting different differ differs happen happens happened enough stop stops twice once reach
+    reaches work works working use used using make makes matter matters important way ways thing things
+""".split())
+_ASKING_STEMS = frozenset(map(_stem, _ASKING_WORDS))
+# One concept, two names in this course: a tool call is a `function_call`, its result goes back as
+# `function_call_output`. A note that says "function calls" does mention tool calls.
+_SAME_CONCEPT = {"tool": ("function",), "function": ("tool",), "result": ("output",), "output": ("result",)}
+
+
 def _stems(text: str) -> set[str]:
     """The text's tokens as the search index counts them: stems, and bigrams of Chinese runs."""
     return set(_tokens(text))
@@ -111,6 +124,14 @@ def mentions(found: set[str], term: str) -> bool:
     """Whether a text whose `_stems` are `found` mentions `term`: its stem, or for a Chinese term
     ("量子计算") every bigram of it, as the search index matched it."""
     return set(_tokens(term)) <= found
+
+
+def unsaid(found: set[str], terms: list[str]) -> list[str]:
+    """The `terms` a text whose `_stems` are `found` does not mention, and that are worth saying so:
+    not a word that only asks (`_ASKING_WORDS`), not a concept the text names by its other name
+    (`_SAME_CONCEPT`: tool / function, result / output). What "Your notes do not mention" lists."""
+    return [term for term in terms if _stem(term) not in _ASKING_STEMS and not mentions(found, term)
+            and not any(mentions(found, other) for other in _SAME_CONCEPT.get(term, ()))]  # fmt: skip
 
 
 def key_terms(text: str) -> list[str]:
