@@ -93,6 +93,11 @@ _SOURCES = re.compile(r"^(?:Sources:|来源：)[ \t]*(.*)$", re.M)  # the offlin
 _QUOTE = re.compile(r"^- (.+) \[(/[^\]\s]+)\][ \t]*$", re.M)
 
 
+def edition_notes() -> Path:
+    """The knowledge base this edition's assistant answers from: `fixtures/notes`."""
+    return notes_dir()
+
+
 def questions_file() -> Path:
     """`fixtures/eval_questions.json`."""
     from course_lib.paths import fixtures_dir
@@ -320,7 +325,7 @@ def run_task(question: Question, *, client: OpenAI | None = None, root: Path | N
     The simulated user approves or rejects every write that waits (`question.approve`).
     `client` defaults to `backend.make_client()` (offline unless OPENAI_API_KEY is set).
     """
-    source = Path(root or notes_dir())
+    source = Path(root or edition_notes())
     with tempfile.TemporaryDirectory(prefix="course-eval-") as scratch:
         if question.setup:
             source = Path(shutil.copytree(source, Path(scratch) / "notes"))
@@ -339,9 +344,11 @@ def run_task(question: Question, *, client: OpenAI | None = None, root: Path | N
             return build_trace(question, result, assistant.executor.history, seconds, assistant.gaps)
 
 
-def run_eval(questions: Iterable[Question] | None = None, *, client: OpenAI | None = None) -> list[TaskTrace]:
-    """Run every question (default: `load_questions()`), one fresh assistant each."""
-    return [run_task(q, client=client) for q in (load_questions() if questions is None else questions)]
+def run_eval(questions: Iterable[Question] | None = None, *, client: OpenAI | None = None,
+             root: Path | None = None) -> list[TaskTrace]:  # fmt: skip
+    """Run every question (default: `load_questions()`) over the notes in `root` (default:
+    `edition_notes()`), one fresh assistant each."""
+    return [run_task(q, client=client, root=root) for q in (load_questions() if questions is None else questions)]
 
 
 # ---- checks on one answer -----------------------------------------------------------------------

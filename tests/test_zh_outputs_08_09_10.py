@@ -7,6 +7,7 @@ notebooks keep their English words."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,25 @@ def test_10_the_exercise_comments_are_chinese(zh, en):
     source = zh[INTERVIEW]["9194ab55"][0]
     assert "# 在这里写你的代码：返回 (result, replayed)" in source and "your code here" not in source
     assert "# your code here: return (result, replayed)" in en[INTERVIEW]["9194ab55"][0]
+
+
+def test_09_the_english_edition_shows_no_chinese(en):
+    # Regression: the diagnosis table printed the source's Chinese row name (参数经常不合法) in the
+    # English edition, and the table below it listed every Chinese name.
+    cjk = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+    markdown = json.loads((NOTEBOOKS / f"{CAPSTONE}.ipynb").read_text(encoding="utf-8"))["cells"]
+    assert not [c["id"] for c in markdown if cjk.search("".join(c["source"]))]
+    assert not [cell for cell, (source, out) in en[CAPSTONE].items() if cjk.search(source + out)]
+    assert en[CAPSTONE]["ebf88c7e"][1].startswith("C  arguments are often invalid — tasks: q22\n")
+
+
+def test_09_grounding_checks_the_negative_claim_and_is_fooled_by_a_reversed_answer(en, zh):
+    _, out = en[CAPSTONE]["8f1b3d5e"]
+    assert "✗ 'Your notes do not mention: workflows.' → /notes/workflow-vs-agent.md does mention 'workflows'" in out
+    assert out.count("✓ ") == 4  # q24's answer now: every claim grounded, no "not mentioned" line
+    fooled = en[CAPSTONE]["2c8e4a6d"][1]
+    assert fooled.startswith("✓ 'Independent reads must wait for each other") and "citation problems: none" in fooled
+    assert "should never overlap" in fooled  # what the note really says, printed beside it
+    metrics = en[CAPSTONE]["462bac64"][1]
+    assert "claim grounding          51/51 = 100%" in metrics
+    assert "陈述有据率" in zh[CAPSTONE]["462bac64"][1]
