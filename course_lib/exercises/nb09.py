@@ -15,8 +15,9 @@ Whatever the learner's function does — raise, return None or a string, take th
 change the traces it is given — the check answers with one line naming it, never a traceback.
 
 Both checks run the offline model, whatever backend the notebook uses: a check must give the same
-verdict on every machine. Every message the checks write themselves follows the edition's language
-(`course_lib.lang.say`); the answers they quote (the evaluation's English runs) stay as they are.
+verdict on every machine. They run the edition's own evaluation: in the zh-CN edition the Chinese
+questions over the Chinese notes, whose answers cite in a `来源：a、b` line, and crafted answers in the
+same form. Every message the checks write themselves follows the edition's language (`course_lib.lang.say`).
 """
 
 from __future__ import annotations
@@ -64,19 +65,28 @@ def _takes(fn: Callable[..., Any], count: int) -> bool:
     return True
 
 
-@lru_cache(maxsize=1)
 def _traces() -> tuple[Any, ...]:
-    """Every evaluation question, run once on the offline model (cached: the runs are deterministic)."""
+    """Every evaluation question of the running edition, run once on the offline model."""
+    from course_lib.lang import language
+
+    return _edition_traces(language())
+
+
+@lru_cache(maxsize=2)
+def _edition_traces(edition: str) -> tuple[Any, ...]:
+    """The edition's questions over its notes (the zh-CN edition asks in Chinese over the Chinese
+    notes), run once (cached: the runs are deterministic)."""
     import httpx
     import openai
 
     from course_lib.backend import OFFLINE_BASE_URL
-    from course_lib.evaluation import run_eval
+    from course_lib.evaluation import edition_notes, load_questions, questions_file, run_eval
     from course_lib.offline_model import offline_transport
 
+    questions = load_questions(questions_file(edition))
     with openai.OpenAI(api_key="offline", base_url=OFFLINE_BASE_URL, max_retries=0,
                        http_client=httpx.Client(transport=offline_transport())) as client:  # fmt: skip
-        return tuple(run_eval(client=client))
+        return tuple(run_eval(questions, client=client, root=edition_notes(edition)))
 
 
 def _by_id() -> dict[str, Any]:
@@ -120,10 +130,43 @@ CRAFTED = {
         {"/notes/retries.md", "/notes/idempotency.md", "/notes/approval.md"}),
 }  # fmt: skip
 """label → (answer, paths read): crafted answers; the verdict still comes from the reference."""
+CRAFTED_ZH = {
+    "two sources, both read": (
+        "根据你的笔记：\n- 只重试那些能自己恢复的失败。 [/notes/retries.md]\n"
+        "- 同一个键返回已存的结果。 [/notes/idempotency.md]\n\n"
+        "来源：/notes/retries.md、/notes/idempotency.md",
+        {"/notes/retries.md", "/notes/idempotency.md"}),
+    "an answer from memory that cites a note nobody read": (
+        "先冻结主干网络，再用较小的学习率训练分类头。\n\n来源：/notes/strict-mode.md", set()),
+    "two notes read, only one cited (the other was a stub)": (
+        "根据你的笔记：\n- 只重试那些能自己恢复的失败。 [/notes/retries.md]\n\n来源：/notes/retries.md",
+        {"/notes/retries.md", "/notes/workflow-vs-agent.md"}),
+    "a source named by its prefix only (/notes/retries is not /notes/retries.md)": (
+        "根据你的笔记：\n- 只重试那些能自己恢复的失败。 [/notes/retries.md]\n\n来源：/notes/retries",
+        READ_ONE),
+    "a quoted sentence tagged with a note that was never read": (
+        "根据你的笔记：\n- 只重试那些能自己恢复的失败。 [/notes/retries.md]\n"
+        "- 写入需要一个幂等键。 [/notes/idempotency.md]\n\n来源：/notes/retries.md",
+        READ_ONE),
+    "three sources, all read": (
+        "根据你的笔记：\n- 只重试那些能自己恢复的失败。 [/notes/retries.md]\n"
+        "- 同一个键返回已存的结果。 [/notes/idempotency.md]\n"
+        "- 只有在一个人批准之后，写入才会执行。 [/notes/approval.md]\n\n"
+        "来源：/notes/retries.md、/notes/idempotency.md、/notes/approval.md",
+        {"/notes/retries.md", "/notes/idempotency.md", "/notes/approval.md"}),
+}  # fmt: skip
+"""The same crafted answers as the zh-CN edition's assistant writes them (根据你的笔记： … 来源：a、b)."""
+
+
+def _crafted_answers() -> dict[str, tuple[str, set[str]]]:
+    from course_lib.lang import language
+
+    return CRAFTED_ZH if language() == "zh-CN" else CRAFTED
+
 
 HINTS = {
     "two sources, both read": ("split the Sources line at commas and strip the spaces.",
-                               "在逗号处切开 Sources 行，并去掉空格。"),
+                               "在“、”处切开“来源：”行，并去掉空格。"),
     "an answer from memory that cites a note nobody read": ("every cited path must be in read_paths.",
                                                             "每个被引用的路径都必须在 read_paths 里。"),
     "a source named by its prefix only (/notes/retries is not /notes/retries.md)":
@@ -131,17 +174,17 @@ HINTS = {
     "a quoted sentence tagged with a note that was never read":
         ("the [path] after each quoted sentence is a citation too.", "每个引用句子后面的 [path] 也是引用。"),
     "three sources, all read": ("split the Sources line at every comma: an answer may cite more than two notes.",
-                                "在每个逗号处切开 Sources 行：一个回答可以引用两篇以上的笔记。"),
+                                "在每个“、”处切开“来源：”行：一个回答可以引用两篇以上的笔记。"),
     "two notes read, only one cited (the other was a stub)":
         ("a note read but not cited is fine: check cited ⊆ read, not read ⊆ cited.",
          "读过却没引用的笔记没有问题：检查 引用 ⊆ 读过，而不是 读过 ⊆ 引用。"),
-    "q01": ("take the paths from the line that starts with 'Sources:'.", "从以 'Sources:' 开头的那一行取出路径。"),
+    "q01": ("take the paths from the line that starts with 'Sources:'.", "从以“来源：”开头的那一行取出路径。"),
     "q15": ("an answer that cites nothing cannot have correct citations: return False.",
             "什么都没引用的回答谈不上引用正确：返回 False。"),
     "q18": ("a path mentioned in the text (\"… is only a stub\") is not a citation; only Sources: and [path] are.",
-            "正文里提到的路径（\"… is only a stub\"）不是引用；只有 Sources: 和 [path] 才是。"),
+            "正文里提到的路径（“… 只是一个草稿”）不是引用；只有“来源：”行和 [path] 才是。"),
     "q24": ("the Sources: line is not always the last line: a paragraph about the saved gap follows it.",
-            "Sources: 行不一定是最后一行：它后面还有一段关于已保存缺口的话。"),
+            "“来源：”行不一定是最后一行：它后面还有一段关于已保存缺口的话。"),
     "q23": ("cite the path actually read (/notes/archive/...), not the one that was NOT_FOUND.",
             "要看真正读过的路径（/notes/archive/...），而不是那个 NOT_FOUND 的路径。"),
 }
@@ -181,7 +224,7 @@ class CitationCase:
 
 
 def _crafted(label: str) -> CitationCase:
-    answer, read = CRAFTED[label]
+    answer, read = _crafted_answers()[label]
     return CitationCase(f"the case '{label}'", f"在例子“{LABELS_ZH[label]}”上", answer, frozenset(read), label)
 
 
@@ -210,7 +253,7 @@ def citation_cases() -> list[CitationCase]:
     cases = [_crafted(label) for label in list(CRAFTED)[:3]]
     cases += [_real(qid, set(real[qid].read)) for qid in ("q01", "q15", "q18", "q24", "q23")]
     cases += [_crafted(label) for label in list(CRAFTED)[3:]]
-    three = CRAFTED["three sources, all read"]
+    three = _crafted_answers()["three sources, all read"]
     cases += [CitationCase(f"the case 'three sources', with {path} left out of read_paths",
                            f"在例子“三个来源”上（read_paths 里去掉了 {path}）", three[0], frozenset(three[1] - {path}))
               for path in cited_sources(three[0])]  # fmt: skip
@@ -250,8 +293,10 @@ def _tags(answer: str) -> list[str]:
 
 
 def _sources_line(answer: str, last_only: bool = False) -> list[str]:
+    """The paths of the `Sources:` (or `来源：`) lines, or of the last line only when it is one."""
     lines = answer.splitlines()[-1:] if last_only else answer.splitlines()
-    return [p.strip() for line in lines if line.startswith("Sources:") for p in line[8:].split(",") if p.strip()]
+    return [p.strip() for line in lines for prefix in ("Sources:", "来源：") if line.startswith(prefix)
+            for p in re.split("[,、]", line.removeprefix(prefix)) if p.strip()]  # fmt: skip
 
 
 CITATION_MISTAKES: list[tuple[Callable[[str, set[str]], bool], tuple[str, str]]] = [
@@ -340,8 +385,9 @@ def check_citation_correct(fn: Callable[[str, set[str]], bool]) -> bool:
 def _citation_solution(answer: str, read_paths: set[str]) -> bool:
     cited = set()
     for line in answer.splitlines():
-        if line.startswith("Sources:"):
-            cited |= {p.strip() for p in line.removeprefix("Sources:").split(",") if p.strip()}
+        for prefix, separator in (("Sources:", ","), ("来源：", "、")):  # the English and the zh-CN assistant
+            if line.startswith(prefix):
+                cited |= {p.strip() for p in line.removeprefix(prefix).split(separator) if p.strip()}
         tag = re.fullmatch(r"- .+ \[(/\S+)\]", line.strip())
         if tag:
             cited.add(tag.group(1))

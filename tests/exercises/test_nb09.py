@@ -200,25 +200,38 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
 
 
 def test_a_wrong_citation_check_is_explained_in_chinese(monkeypatch, capsys):
+    # The zh-CN edition checks against its own evaluation: Chinese answers over the Chinese notes,
+    # citing in a 来源：a、b line.
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
 
     def last_line(answer, read_paths):
-        cited = {p.strip() for p in answer.splitlines()[-1].removeprefix("Sources:").split(",")}
+        cited = {p.strip() for p in answer.splitlines()[-1].removeprefix("来源：").split("、")}
         return cited <= read_paths
 
     assert check_citation_correct(last_line) is False
     assert capsys.readouterr().out == (
-        "✗ 在 q24 的真实回答上，你判断引用有错，但实际上引用正确：Sources: 行不一定是最后一行：它后面还有一段关于已保存缺口的话。\n")
+        "✗ 在 q24 的真实回答上，你判断引用有错，但实际上引用正确：“来源：”行不一定是最后一行：它后面还有一段关于已保存缺口的话。\n")
 
     def substring(answer, read_paths):
-        line = next((l for l in answer.splitlines() if l.startswith("Sources:")), "")
-        cited = [p.strip() for p in line.removeprefix("Sources:").split(",") if p.strip()]
+        line = next((l for l in answer.splitlines() if l.startswith("来源：")), "")
+        cited = [p.strip() for p in line.removeprefix("来源：").split("、") if p.strip()]
         return bool(cited) and all(any(c in r for r in read_paths) for c in cited)
 
     assert check_citation_correct(substring) is False
     assert capsys.readouterr().out == (
         "✗ 在例子“一个只写了前缀的来源（/notes/retries 不是 /notes/retries.md）”上，你判断引用正确，但实际上引用不正确："
         "比较完整的路径（集合成员关系），而不是子串。\n")  # fmt: skip
+
+    def english_only(answer, read_paths):  # the English edition's parsing, on the Chinese answers
+        line = next((l for l in answer.splitlines() if l.startswith("Sources:")), "")
+        cited = {p.strip() for p in line.removeprefix("Sources:").split(",") if p.strip()}
+        return bool(cited) and cited <= read_paths
+
+    assert check_citation_correct(english_only) is False
+    assert capsys.readouterr().out.endswith("你判断引用有错，但实际上引用正确：在“、”处切开“来源：”行，并去掉空格。\n")
+    assert check_citation_correct(nb09.SOLUTIONS["check_citation_correct"]()) is True
+    assert capsys.readouterr().out.startswith("✓ ")
+    assert all(re.search(r"[\u4e00-\u9fff]", case.answer) for case in nb09.citation_cases())  # every answer is Chinese
 
 
 def test_a_wrong_selection_metric_is_explained_in_chinese(monkeypatch, capsys):
