@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from dataclasses import replace
 
@@ -136,7 +137,8 @@ def test_tables_chart_and_cost_are_plain_deterministic_text(traces):
     chart = bar_chart(metrics).splitlines()
     assert len(chart) == 7 and chart[0].endswith("100%") and "█" * 30 in chart[0]
     assert tasks_table(traces).count("\n") == len(traces)
-    assert cost_summary(traces).splitlines()[2] == f"time per task (bucketed): < 2 s ×{len(traces)}"
+    times = cost_summary(traces).splitlines()[2]  # measured: on a loaded machine a task may take over 2 s
+    assert times.startswith("time per task (bucketed): ") and sum(int(n) for n in re.findall(r"×(\d+)", times)) == len(traces)
     assert diagnosis_table(traces).splitlines()[:3] == [
         "C  arguments are often invalid — tasks: q22",
         "    likely cause: the schema is too loose or its field descriptions are vague",
@@ -221,9 +223,8 @@ def test_the_chinese_edition_prints_the_same_figures_under_chinese_labels(traces
     english_rows = [row.split() for row in english[1].splitlines()[1:]]
     assert [r[:1] + r[2:] for r in chinese_rows] == [r[:1] + r[2:] for r in english_rows]  # the same rows, figures and all
     assert [r[1] for r in chinese_rows] == [kind_label(r[1]) for r in english_rows] and chinese_rows[0][1] == "回答"
-    assert cost_summary(traces).splitlines() == [
-        "每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3323，最多 6381",
-        f"每个任务的时间（按区间）：< 2 s ×{len(traces)}"]  # fmt: skip
+    assert cost_summary(traces).splitlines()[:2] == ["每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3323，最多 6381"]
+    assert cost_summary(traces).splitlines()[2].startswith("每个任务的时间（按区间）：")
     assert diagnosis_table(traces).splitlines()[:3] == [  # the source's symptom, failure_table's Chinese cause and glosses
         "C  参数经常不合法（任务：q22）", "    可能的原因：schema 太宽松，或者字段描述含糊",
         "    先检查：strict mode（严格模式） · enums（枚举） · field descriptions（字段描述）"]
