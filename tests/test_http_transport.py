@@ -10,7 +10,6 @@ import logging
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import anyio
 import httpx
@@ -229,9 +228,11 @@ def guarded():
 
 def test_without_the_token_401_points_to_the_protected_resource_metadata(guarded):
     refused = httpx.post(guarded.url, json=INITIALIZE, headers=ACCEPT)
-    assert refused.status_code == 401
+    body = assert_jsonrpc_error(refused, 401, -32600)
+    assert "needs a bearer token" in body["error"]["message"]
     challenge = refused.headers["www-authenticate"]
-    assert challenge.startswith("Bearer ") and 'error="invalid_token"' in challenge
+    # RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
+    assert challenge.startswith("Bearer ") and "error=" not in challenge and "error_description" not in challenge
     metadata_url = challenge.split('resource_metadata="')[1].split('"')[0]
     origin = guarded.url.removesuffix("/mcp")
     assert metadata_url == f"{origin}/.well-known/oauth-protected-resource/mcp"  # RFC 9728 §3.1
@@ -244,7 +245,7 @@ async def test_a_client_without_the_token_gets_a_plain_mcp_error_and_the_401_is_
     from mcp.shared.exceptions import MCPError
 
     conn = McpConnection(guarded.url)
-    with pytest.raises(MCPError, match="error response"):
+    with pytest.raises(MCPError, match="needs a bearer token"):  # the JSON-RPC body of the 401, read by the SDK
         async with conn:
             pass
     [refused] = conn.http
@@ -253,7 +254,12 @@ async def test_a_client_without_the_token_gets_a_plain_mcp_error_and_the_401_is_
 
 def test_a_wrong_token_is_refused_and_the_right_one_is_served(guarded):
     wrong = httpx.post(guarded.url, json=INITIALIZE, headers={**ACCEPT, "authorization": "Bearer guess"})
-    assert wrong.status_code == 401
+    body = assert_jsonrpc_error(wrong, 401, -32600)
+    assert "not valid for this server" in body["error"]["message"]
+    challenge = wrong.headers["www-authenticate"]  # a token was sent: now the error code belongs (RFC 6750 §3.1)
+    assert 'error="invalid_token"' in challenge and "resource_metadata=" in challenge
+    other_scheme = httpx.post(guarded.url, json=INITIALIZE, headers={**ACCEPT, "authorization": "Basic Zm9vOmJhcg=="})
+    assert other_scheme.status_code == 401 and "error=" not in other_scheme.headers["www-authenticate"]
     right = httpx.post(guarded.url, json=INITIALIZE, headers={**ACCEPT, "authorization": f"Bearer {TOKEN}"})
     assert right.status_code == 200 and "mcp-session-id" in right.headers
 
@@ -279,6 +285,33 @@ async def test_the_verifier_accepts_only_its_token_and_keeps_no_copy_in_the_acce
 
 
 # --- item 6: bad input over HTTP -------------------------------------------------------------------
+
+BAD_ID = b'{"jsonrpc": "2.0", "id": null, "method": "tools/call", "params": {"name": "read_text_file"}}'
+
+
+def test_an_invalid_id_is_answered_with_32600_not_accepted_in_silence(files_url):
+    """The SDK reads a request with id null as a notification: 202, and the tool never runs."""
+    session = open_session(files_url)
+    headers = {**ACCEPT, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    body = assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers=headers), 400, -32600)
+    assert body["id"] is None and body["error"]["message"] == "Invalid Request: id must be a string or an integer"
+
+
+def test_a_refused_frame_still_meets_the_sdk_s_own_checks_first(files_url):
+    """The gate answers a bad frame only where the SDK would have parsed it: after Origin, Host,
+    Accept and the session (so the SDK, given an empty body, refuses it as a parse error)."""
+    session = open_session(files_url)
+    headers = {**ACCEPT, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "origin": "https://evil.example"}), 403)
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "host": "evil.example"}), 421)
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "accept": "text/html"}), 406)
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "mcp-session-id": "0" * 32}), 404)
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "content-type": "text/plain"}), 400)
+
+
+def test_a_refused_frame_without_the_token_gets_401_first(guarded):
+    assert_jsonrpc_error(httpx.post(guarded.url, content=BAD_ID, headers=ACCEPT), 401)
+
 
 def test_a_wrong_content_type_is_refused(files_url):
     response = httpx.post(files_url, content=json.dumps(INITIALIZE), headers={**ACCEPT, "content-type": "text/plain"})
