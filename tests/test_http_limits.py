@@ -242,6 +242,23 @@ def test_a_new_session_beyond_the_cap_evicts_the_idle_most_one_and_is_served(tok
         assert open_session(srv.url, **auth)  # and so on: the cap holds, a newcomer is always served
 
 
+@pytest.mark.anyio
+async def test_an_sdk_client_whose_session_was_evicted_is_told_why():
+    """The SDK's client holds a GET stream open on its session (listening, not working): the session
+    is still the idle-most one, the stream is closed with it, and the next call fails with the reason."""
+    import anyio
+    from mcp.shared.exceptions import MCPError
+
+    from course_lib.connection import McpConnection
+
+    with serving(files_server(), max_sessions=1) as srv:
+        async with McpConnection(srv.url, mode="legacy") as conn:
+            await conn.list_tools()
+            await anyio.to_thread.run_sync(open_session, srv.url)  # a newcomer: the cap is one
+            with anyio.fail_after(PATIENCE), pytest.raises(MCPError, match="Session evicted"):
+                await conn.call_tool("read_text_file", {"path": "/workspace/notes.txt", "head": 1})
+
+
 def test_stateless_requests_open_no_session_and_evict_none():
     stateless = {**ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"}
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
