@@ -141,7 +141,7 @@ def check_message(frame: dict[str, Any]) -> Verdict:
     else:
         return FORWARD
     if not has_id:
-        return _refused(code, f"{problem} (in notification {frame['method'][:64]!r}, which gets no response)")
+        return _refused(code, f"{problem} (in notification {frame['method'][:64]!r})")
     return Verdict(answers=(error(id_, code, problem),))
 
 
@@ -235,5 +235,5 @@ def _long_number_verdict(frame: Any) -> Verdict:
     problem = (f"Invalid params: a number in params has {digits}; this server cannot read it (send it as a string)"
                if where_params else f"Invalid Request: the message holds a number of {digits}")
     if "id" not in frame:
-        return _refused(code, f"{problem} (in notification {frame['method'][:64]!r}, which gets no response)")
+        return _refused(code, f"{problem} (in notification {frame['method'][:64]!r})")
     return Verdict(answers=(error(frame["id"], code, problem),))

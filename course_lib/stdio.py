@@ -91,7 +91,7 @@ def _is_pipe_or_socket(fd: int) -> bool:
 def _log_refusal(verdict: Verdict) -> None:
     """A malformed notification or response gets no answer (JSON-RPC): a line on stderr instead."""
     if verdict.refusal is not None:
-        logger.warning("stdio: not answered (notifications and responses get no response): %s",
+        logger.warning("stdio: not answered (JSON-RPC answers no notification or response): %s",
                        verdict.refusal.error.message[:300])
 
 

@@ -330,6 +330,18 @@ def test_an_oversized_body_is_refused_with_413_before_it_is_parsed():
         assert httpx.post(srv.url, json=INITIALIZE, headers=ACCEPT).status_code == 200
 
 
+def test_a_chunked_body_is_judged_whole_and_refused_at_the_limit_while_it_streams():
+    """Without Content-Length the gate reads the body in pieces: a frame split across chunks is judged
+    whole, and a body that outgrows the limit goes on to the SDK's own 413, unparsed."""
+    def pieces(*chunks: bytes):
+        yield from chunks
+
+    with serving(files_server(), max_body_bytes=1024) as srv:
+        split = pieces(b'{"jsonrpc": "2.0", "id": null, ', b'"method": "tools/list"}')
+        assert_jsonrpc_error(httpx.post(srv.url, content=split, headers=ACCEPT), 400, -32600)
+        assert_jsonrpc_error(httpx.post(srv.url, content=pieces(*[b"x" * 300] * 10), headers=ACCEPT), 413)
+
+
 def test_an_unknown_session_gets_404(files_url):
     response = httpx.post(files_url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
                           headers={**ACCEPT, "mcp-session-id": "no-such-session", "mcp-protocol-version": "2025-11-25"})
