@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import http
 import json
+import logging
 import re
 
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from course_lib.frames import Verdict, check_frame, error_bytes
+
+logger = logging.getLogger(__name__)
 
 _REFUSED_STATUS = 400  # the transport spec's status for input the server cannot accept (the SDK uses it too)
 
@@ -54,7 +57,25 @@ class JsonRpcGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        send = _refusals_as_json_rpc(send, scope)
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self._serve(scope, receive, _refusals_as_json_rpc(watched, scope))
+        except Exception:
+            if started:  # too late to answer: uvicorn closes the connection
+                raise
+            # Only a bug of the layers outside Starlette gets here (Starlette answers its own 500s,
+            # which the rewrite above turns into JSON-RPC); uvicorn's own 500 would be plain text.
+            logger.exception("the HTTP gate failed before answering")
+            await _send_json(watched, {"type": "http.response.start", "status": 500}, 500,
+                             error_bytes(INTERNAL_ERROR, "Internal error"))
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST" or scope["path"] != self.path:
             await self.app(scope, receive, send)
             return
@@ -190,7 +211,7 @@ def _refusals_as_json_rpc(send: Send, scope: Scope) -> Send:
                 await send(held_message)
             return
         else:
-            text = body.decode("utf-8", "replace").strip() or http.HTTPStatus(status).phrase
+            text = _oauth_error(body) or body.decode("utf-8", "replace").strip() or http.HTTPStatus(status).phrase
         code = INTERNAL_ERROR if status >= 500 else INVALID_REQUEST
         await _send_json(send, start, status, error_bytes(code, text), extra)
 
@@ -204,6 +225,17 @@ def _is_json_rpc(body: bytes) -> bool:
         return False
     return isinstance(value, (dict, list)) and (
         value.get("jsonrpc") == "2.0" if isinstance(value, dict) else all(isinstance(v, dict) for v in value))
+
+
+def _oauth_error(body: bytes) -> str | None:
+    """`{"error": "insufficient_scope", "error_description": "…"}` (RFC 6750 §3.1) → `insufficient_scope: …`."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("error"), str):
+        return None
+    return f"{value['error']}: {value.get('error_description', '')}".rstrip(": ")
 
 
 def _without_error_code(challenge: str) -> str:

@@ -477,3 +477,17 @@ def test_the_served_line_follows_the_edition(monkeypatch):
         proc.terminate()
         proc.communicate(timeout=10)
     assert line.startswith("MCP（Streamable HTTP）服务地址：http://127.0.0.1:") and line.rstrip().endswith("/mcp"), line
+
+
+def test_a_failure_in_the_course_s_own_layers_is_still_a_json_rpc_500(files_url, monkeypatch, caplog):
+    """uvicorn's own 500 is plain text; the gate answers for a bug of the layers outside Starlette."""
+    from course_lib import http_limits
+
+    async def broken(self, *args):
+        raise RuntimeError("a bug in the session cap")
+
+    monkeypatch.setattr(http_limits.SessionCap, "_maybe_opening", broken)
+    with caplog.at_level(logging.ERROR, logger="course_lib.http_refusals"):
+        answer = httpx.post(files_url, json=INITIALIZE, headers=ACCEPT)
+    body = assert_jsonrpc_error(answer, 500, -32603)
+    assert body["error"]["message"] == "Internal error" and "a bug in the session cap" in caplog.text
