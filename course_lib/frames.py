@@ -33,7 +33,7 @@ import pydantic_core
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 
 BATCH_REMOVED = ("JSON-RPC batches are not supported: MCP removed batching in revision 2025-06-18; "
-                 "send each message on its own")
+                 "send each message by itself (a line on stdio, a POST over HTTP)")
 
 LONGEST_NUMBER = sys.int_info.default_max_str_digits  # 4300: Python's and pydantic-core's limit for an integer
 
