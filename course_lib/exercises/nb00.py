@@ -24,6 +24,7 @@ from openai.types.responses import Response
 
 from course_lib.arguments import quote
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.offline import offline_course
 from course_lib.lang import say
 
 KINDS = ("rule", "value", "result")
@@ -41,9 +42,7 @@ TWO_READS = "Show the first 3 lines of /workspace/notes.txt and the last 2 lines
 def _record(task: str, **options: Any) -> dict[str, Any]:
     """Run `task` once on a fresh course (offline model, in-process files server) and return the
     JSON bodies that crossed: tools/list, both model exchanges and the first tools/call."""
-    from course_lib.course import start_course
-
-    course = start_course(quiet=True)
+    course = offline_course()
     try:
         course.run(task, **options)
         model = course.wire.exchanges

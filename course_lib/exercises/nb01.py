@@ -25,6 +25,7 @@ from jsonschema import Draft202012Validator, SchemaError
 from course_lib.arguments import ArgumentsError, parse_read_args, quote
 from course_lib.declarations import strict_schema_problems
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 
 SEARCH_NOTES = mcp_types.Tool(
@@ -88,13 +89,11 @@ MEANINGS_ZH = [
 
 def _offline_refusal(schema: dict[str, Any]) -> str | None:
     """Send `schema` as a strict function tool in a real request; the API's refusal, or None."""
-    from course_lib.course import start_course
-
-    course = start_course(quiet=True)
+    course = offline_course()
     tool = {"type": "function", "name": SEARCH_ALIAS, "description": SEARCH_NOTES.description,
             "parameters": schema, "strict": True}
     try:
-        course.client.responses.create(model="gpt-4.1", input="Search my notes for strict mode", tools=[tool])
+        course.client.responses.create(model=model_name(), input="Search my notes for strict mode", tools=[tool])
     except openai.BadRequestError as error:
         return _api_message(error)
     finally:
@@ -186,11 +185,10 @@ SITUATIONS_ZH = {
 
 def _two_reader_course() -> Any:
     """A course whose host has two servers over the same workspace: `fs` (declared first) and `backup`."""
-    from course_lib.course import start_course
     from course_lib.fs_server import Workspace, build_server
     from course_lib.paths import workspace_dir
 
-    course = start_course(quiet=True)
+    course = offline_course()
     course.host.add_server("backup", build_server(Workspace(workspace_dir())))
     return course
 
@@ -199,7 +197,7 @@ def _ask(course: Any, tool_choice: Any) -> tuple[list[Any], str, str | None]:
     """One real request with both tools declared: (function calls, reply text, API refusal or None)."""
     try:
         response = course.client.responses.create(
-            model="gpt-4.1", input=CHOICE_TASK, tools=course.host.responses_tools(), tool_choice=tool_choice
+            model=model_name(), input=CHOICE_TASK, tools=course.host.responses_tools(), tool_choice=tool_choice
         )
     except openai.BadRequestError as error:
         return [], "", _api_message(error)

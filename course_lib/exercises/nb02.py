@@ -20,6 +20,7 @@ from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.arguments import ArgumentsError, parse_read_args
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 
 # ---- exercise 1: parse_head -------------------------------------------------------------------
@@ -71,12 +72,10 @@ CASE_LABELS_ZH = {
 
 def _model_arguments_text() -> str:
     """The arguments text the offline model really produces for "first 20 lines of notes.txt"."""
-    from course_lib.course import start_course
-
-    course = start_course(quiet=True)
+    course = offline_course()
     try:
         response = course.client.responses.create(
-            model="gpt-4.1",
+            model=model_name(),
             input="Show the first 20 lines of /workspace/notes.txt",
             tools=course.host.responses_tools(),
         )

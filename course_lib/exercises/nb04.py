@@ -21,16 +21,14 @@ wire values (item types, field names, ids) and the API's own 400 messages stay a
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import openai
 from openai.types.responses import Response
 
 from course_lib.arguments import json_type_name
-from course_lib.backend import model_name
-from course_lib.course import Course, start_course
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 from course_lib.loop import execute_call, feedback_item
 from course_lib.results import feedback_text
@@ -38,17 +36,6 @@ from course_lib.show import wire_json
 
 ONE_CALL = "Show the first 20 lines of /workspace/notes.txt"
 TWO_CALLS = "Show the first 3 lines of /workspace/notes.txt and the last 2 lines of /workspace/todo.md"
-
-
-def offline_course() -> Course:
-    """`start_course()` on the offline model whatever the environment says: a check must not
-    depend on a key or a network (the client picks its backend once, when it is made)."""
-    key = os.environ.pop("OPENAI_API_KEY", None)
-    try:
-        return start_course(quiet=True)
-    finally:
-        if key is not None:
-            os.environ["OPENAI_API_KEY"] = key
 
 
 def _short(value: Any, limit: int = 60) -> str:

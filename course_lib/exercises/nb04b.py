@@ -22,9 +22,9 @@ import itertools
 import json
 from typing import Any
 
-from course_lib.backend import model_name
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.nb04 import ONE_CALL, TWO_CALLS, offline_course
+from course_lib.exercises.nb04 import ONE_CALL, TWO_CALLS
+from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 from course_lib.loop import execute_call
 from course_lib.streaming import wire_events

@@ -24,14 +24,13 @@ import json
 from typing import Any
 
 import anthropic
-import httpx
 import openai
 from openai.types.chat import ChatCompletion
 from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.offline import anthropic_model_name, model_name, offline_anthropic, offline_client
 from course_lib.lang import say
-from course_lib.offline_model import offline_transport
 
 TWO_READS = "Show the first 2 lines of /workspace/notes.txt and /workspace/todo.txt"
 ONE_READ = "Show the first 2 lines of /workspace/notes.txt"
@@ -41,21 +40,6 @@ CHAT_TOOLS = [{"type": "function", "function": {"name": "fs__read_text_file", "d
                                                 "parameters": SCHEMA}}]  # fmt: skip
 MESSAGES_TOOLS = [{"name": "fs__read_text_file", "description": "Read a text file.", "input_schema": SCHEMA}]
 OUTPUTS = ["# Notes\nA tool call has three kinds of object.", "# Todo\n- wire the result back"]
-
-
-def _openai() -> openai.OpenAI:
-    return openai.OpenAI(api_key="offline", base_url="http://offline-model.invalid/v1", max_retries=0,
-                         http_client=httpx.Client(transport=offline_transport()), _strict_response_validation=True)
-
-
-def _anthropic() -> anthropic.Anthropic:
-    from course_lib.backend import _Httpx2Bridge  # the one place the httpx2 bridge lives
-
-    import httpx2
-
-    return anthropic.Anthropic(api_key="offline", base_url="http://offline-model.invalid", max_retries=0,
-                               http_client=httpx2.Client(transport=_Httpx2Bridge(offline_transport())),
-                               _strict_response_validation=True)
 
 
 def _as_dict(message: Any) -> Any:
@@ -112,9 +96,9 @@ def check_chat_replies(fn: Any) -> bool:
     if not_answered(fn):
         return failed(say("write chat_replies(completion, outputs_by_id) and pass the function itself",
                           "编写 chat_replies(completion, outputs_by_id)，并传入函数本身"))
-    with _openai() as client:
+    with offline_client() as client:
         task = {"role": "user", "content": TWO_READS}
-        completion = client.chat.completions.create(model="gpt-4.1", messages=[task], tools=CHAT_TOOLS)
+        completion = client.chat.completions.create(model=model_name(), messages=[task], tools=CHAT_TOOLS)
         outputs = {call.id: text for call, text in zip(completion.choices[0].message.tool_calls, OUTPUTS)}
         try:
             replies = fn(completion, dict(outputs))
@@ -124,7 +108,7 @@ def check_chat_replies(fn: Any) -> bool:
         if problem := _first_chat_problem(completion, outputs, replies):
             return failed(problem)
         try:
-            final = client.chat.completions.create(model="gpt-4.1", messages=[task, *map(_as_dict, replies)],
+            final = client.chat.completions.create(model=model_name(), messages=[task, *map(_as_dict, replies)],
                                                    tools=CHAT_TOOLS)  # fmt: skip
         except openai.BadRequestError as error:
             return failed(say(f"the offline model refused the messages, as the real API would: {error.body['message']}",
@@ -192,8 +176,8 @@ def check_to_messages(fn: Any) -> bool:
     if not_answered(fn):
         return failed(say("write to_messages(task, call, output) and pass the function itself",
                           "编写 to_messages(task, call, output)，并传入函数本身"))
-    with _openai() as client:
-        response = client.responses.create(model="gpt-4.1", input=ONE_READ, tools=[
+    with offline_client() as client:
+        response = client.responses.create(model=model_name(), input=ONE_READ, tools=[
             {"type": "function", "name": "fs__read_text_file", "parameters": SCHEMA, "strict": False}])
     call = next(item for item in response.output if item.type == "function_call")
     try:
@@ -203,9 +187,9 @@ def check_to_messages(fn: Any) -> bool:
                           f"to_messages 抛出了 {type(error).__name__}：{error}"))
     if problem := _first_messages_problem(call, messages):
         return failed(problem)
-    with _anthropic() as claude:
+    with offline_anthropic() as claude:
         try:
-            final = claude.messages.create(model="claude-sonnet-4-6", max_tokens=512, tools=MESSAGES_TOOLS,
+            final = claude.messages.create(model=anthropic_model_name(), max_tokens=512, tools=MESSAGES_TOOLS,
                                            messages=messages)
         except anthropic.BadRequestError as error:
             return failed(say(f"the offline model refused the messages, as the real API would: {error.message}",

@@ -29,15 +29,10 @@ from course_lib.lang import say
 @lru_cache(maxsize=1)
 def _traces() -> tuple[Any, ...]:
     """Every evaluation question, run once on the offline model (cached: the runs are deterministic)."""
-    import httpx
-    import openai
-
-    from course_lib.backend import OFFLINE_BASE_URL
     from course_lib.evaluation import run_eval
-    from course_lib.offline_model import offline_transport
+    from course_lib.exercises.offline import offline_client
 
-    with openai.OpenAI(api_key="offline", base_url=OFFLINE_BASE_URL, max_retries=0,
-                       http_client=httpx.Client(transport=offline_transport())) as client:  # fmt: skip
+    with offline_client() as client:
         return tuple(run_eval(client=client))
 
 

@@ -101,10 +101,11 @@ def test_to_messages_mistakes_are_named(answer, words, capsys):
 
 def test_the_offline_model_refuses_input_as_text_itself():
     """The check's words match what the endpoint does: input as text is a 400 there too."""
-    from course_lib.exercises.nb04c import _anthropic, MESSAGES_TOOLS
+    from course_lib.exercises.nb04c import MESSAGES_TOOLS
+    from course_lib.exercises.offline import offline_anthropic
     import anthropic
 
-    with _anthropic() as claude, pytest.raises(anthropic.BadRequestError, match="Input should be a valid dictionary"):
+    with offline_anthropic() as claude, pytest.raises(anthropic.BadRequestError, match="Input should be a valid dictionary"):
         claude.messages.create(model="claude-sonnet-4-6", max_tokens=64, tools=MESSAGES_TOOLS, messages=[
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": json.dumps({})}]}])
