@@ -15,7 +15,8 @@ with one line that names the mistake. These helpers give it the words, and never
   `return` missing, a loop that returned on its first turn);
 - `not_json(value)`: why a value cannot go on the wire as JSON, or None;
 - `as_dict(value)`: a plain copy of a mapping answer, or None when it is not one (or reading it
-  raises).
+  raises);
+- `same(a, b)`: `a == b`, False when comparing raises.
 
 Every text follows the edition's language (`course_lib.lang.say`).
 """
@@ -99,3 +100,11 @@ def as_dict(value: Any) -> dict[Any, Any] | None:
         return {key: value[key] for key in list(value)}
     except Exception:  # a mapping whose keys or items raise
         return None
+
+
+def same(a: Any, b: Any) -> bool:
+    """`a == b` as a plain bool; False when the comparison itself raises (an object's `__eq__`)."""
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
