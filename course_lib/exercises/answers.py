@@ -6,7 +6,7 @@ list nested deeper than the interpreter recurses, a generator, bytes. A check mu
 with one line that names the mistake. These helpers give it the words, and never raise:
 
 - `shown(value)`: a short `repr`, whatever the value;
-- `kind(value)`: the type's name, as a message says it;
+- `type_name(value)`: the type's name, as a message says it;
 - `raised(error)`: `"KeyError: 'text'"`, for an exception the learner's code raised;
 - `unassigned(name, signature)`: the message for a starter cell whose `answer = ...` line was
   never set, naming that step;
@@ -37,12 +37,12 @@ def shown(value: Any, limit: int = 60) -> str:
     try:
         text = repr(value)
     except Exception:  # a repr that raises, an int too long to print, a list nested too deep
-        return say("<a {kind} that cannot be shown>", "<一个无法显示的 {kind}>", kind=kind(value))
+        return say("<a {kind} that cannot be shown>", "<一个无法显示的 {kind}>", kind=type_name(value))
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def kind(value: Any) -> str:
+def type_name(value: Any) -> str:
     """The name of `value`'s type (`type(value).__name__`, which no object can override)."""
     return type(value).__name__
 
@@ -55,7 +55,7 @@ def raised(error: BaseException, limit: int = 120) -> str:
         text = ""
     text = " ".join(text.split())
     text = text if len(text) <= limit else text[: limit - 1] + "…"
-    return f"{kind(error)}: {text}" if text else kind(error)
+    return f"{type_name(error)}: {text}" if text else type_name(error)
 
 
 def unassigned(name: str, signature: str) -> str:
@@ -70,7 +70,7 @@ def passed_a_call(name: str, value: Any) -> str:
     """The message for an answer that should be the function `name` but is something else."""
     return say("Pass the function itself ({name}, without parentheses); you passed {kind} {value}.",
                "请传入函数本身（{name}，不带括号）；你传入的是 {kind} {value}。",
-               name=name, kind=kind(value), value=shown(value))
+               name=name, kind=type_name(value), value=shown(value))
 
 
 def returned_early(value: Any) -> str:

@@ -26,7 +26,7 @@ from openai.types.responses import Response
 
 from course_lib.arguments import quote
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, kind, passed_a_call, raised, returned_early, shown, unassigned
+from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, shown, type_name, unassigned
 from course_lib.exercises.offline import offline_course
 from course_lib.lang import say
 
@@ -156,7 +156,7 @@ def check_kinds(answer: dict[str, str]) -> bool:
                           '还没有作答：把每个 ... 换成 "rule"、"value" 或 "result"。'))
     if labels is None:
         return failed(say("Give a dict from object name to kind; you gave {kind}.",
-                          "请给出一个从对象名到种类的 dict；你给的是 {kind}。", kind=kind(answer)))
+                          "请给出一个从对象名到种类的 dict；你给的是 {kind}。", kind=type_name(answer)))
     unknown = [name for name in labels if name not in OBJECTS]
     if unknown:
         close = difflib.get_close_matches(unknown[0], list(OBJECTS), n=1) if isinstance(unknown[0], str) else []
@@ -362,7 +362,7 @@ def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
         if not isinstance(got, str):
             return failed(say("{case}: you returned {got} ({kind}); return a str ('' when there is no message).",
                               "{case}：你返回了 {got}（{kind}）；请返回一个 str（没有消息时返回 ''）。",
-                              case=_case(label), got=shown(got), kind=kind(got)) + returned_early(got))
+                              case=_case(label), got=shown(got), kind=type_name(got)) + returned_early(got))
         got = str.__str__(got)  # a str subclass is compared as the text it holds
         if got != expected:
             mine, sdk = shown(got, 50), shown(expected, 50)

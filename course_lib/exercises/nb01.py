@@ -27,7 +27,7 @@ from jsonschema import Draft202012Validator, SchemaError
 from course_lib.arguments import ArgumentsError, parse_read_args, quote
 from course_lib.declarations import strict_schema_problems
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, kind, not_json, raised, shown
+from course_lib.exercises.answers import as_dict, not_json, raised, shown, type_name
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 
@@ -140,7 +140,7 @@ def check_strict_search_notes(schema: dict[str, Any]) -> bool:
                           "还没有作答：把 search_notes 的严格 parameters schema 写成一个 dict，赋给 strict_search。"))
     if not isinstance(schema, dict):
         return failed(say("Give the schema as a dict; you gave {kind} {value}.",
-                          "请以 dict 给出 schema；你给的是 {kind} {value}。", kind=kind(schema), value=shown(schema)))
+                          "请以 dict 给出 schema；你给的是 {kind} {value}。", kind=type_name(schema), value=shown(schema)))
     if (why := not_json(schema)) is not None:
         return failed(say("Your schema is not JSON, so it cannot be sent ({why}): use dicts, lists, strings, "
                           "numbers, true/false and None only.",
@@ -339,7 +339,7 @@ def check_tool_choices(answer: dict[str, Any]) -> bool:
                           f"还没有作答：为 {keys} 各给出一个 tool_choice。"))
     if choices is None:
         return failed(say("Give a dict with the keys {keys}; you gave {kind}.", "请给出一个带键 {keys} 的 dict；你给的是 {kind}。",
-                          keys=keys, kind=kind(answer)))
+                          keys=keys, kind=type_name(answer)))
     for key in SITUATIONS:
         if choices.get(key, ...) is ...:
             return failed(say(f"Not answered yet for {key!r} ({SITUATIONS[key]}).",

@@ -21,7 +21,7 @@ from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.arguments import ArgumentsError, parse_read_args
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import kind, passed_a_call, raised, returned_early, shown, unassigned
+from course_lib.exercises.answers import passed_a_call, raised, returned_early, shown, type_name, unassigned
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 
@@ -157,7 +157,7 @@ def check_parse_head(fn: Callable[[str], int | None]) -> bool:
                           " 请转换整值的 float：5.0 就是整数 5。") if isinstance(got, float) else ""
             return failed(say("{where}: you returned {got} ({kind}); return an int (or None when there is no head).",
                               "{where}：你返回了 {got}（{kind}）；请返回 int（没有 head 时返回 None）。",
-                              where=where, got=shown(got), kind=kind(got)) + convert)
+                              where=where, got=shown(got), kind=type_name(got)) + convert)
         if got != head:
             return failed(say("{where}: expected {head!r}, you returned {got}.", "{where}：应为 {head!r}，你返回了 {got}。",
                               where=where, head=head, got=shown(got)) + (returned_early(got) if head else ""))
@@ -353,7 +353,7 @@ def check_predictions(answer: list[str]) -> bool:
                           n=len(PREDICTION_CASES), outcomes=outcomes))
     if not isinstance(answer, (list, tuple)) or len(answer) != len(PREDICTION_CASES):
         size = say(" (yours has {n})", "（你的有 {n} 个）", n=len(answer)) if isinstance(answer, (list, tuple)) else \
-            say(" (you gave {kind})", "（你给的是 {kind}）", kind=kind(answer))
+            say(" (you gave {kind})", "（你给的是 {kind}）", kind=type_name(answer))
         return failed(say("Give a list of exactly {n} outcomes, one per arguments text, in order{size}.",
                           "请给出一个恰好包含 {n} 个结果的列表，每段参数文本一个，按顺序排列{size}。",
                           n=len(PREDICTION_CASES), size=size))

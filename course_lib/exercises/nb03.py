@@ -29,7 +29,7 @@ from mcp.shared.exceptions import MCPError
 
 from course_lib.connection import McpConnection, WireMessage
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, kind, passed_a_call, raised, returned_early, same, shown, unassigned
+from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name, unassigned
 from course_lib.lang import say
 
 RECORDED_CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -123,7 +123,7 @@ def _judge_pairs(got: Any, messages: list[WireMessage], when: str) -> str | None
     if pairs is None:
         return say("pair_by_id must return a dict {{id: (request, response)}}; it returned {kind} {got}.",
                    "pair_by_id 必须返回一个 dict {{id: (request, response)}}；它返回的是 {kind} {got}。",
-                   kind=kind(got), got=shown(got)) + returned_early(got)
+                   kind=type_name(got), got=shown(got)) + returned_early(got)
     if None in pairs:
         return say("key None: a notification (notifications/initialized) has no id and gets no response; leave it out.",
                    "键 None：通知（notifications/initialized）没有 id，也得不到响应；把它排除在外。")

@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from course_lib import node_tools
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, kind, passed_a_call, raised, returned_early, shown, unassigned
+from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, shown, type_name, unassigned
 from course_lib.lang import say
 
 # ---- exercise 1: predict the reference server ---------------------------------------------------
@@ -119,7 +119,7 @@ def check_reference_predictions(predictions: dict[str, int | str]) -> bool:
                           '还没有作答：把每个 ... 换成行数（0 或更多）或 "error"。'))
     if given is None:
         return failed(say('Give a dict {{"A": ..., "B": ..., "C": ..., "D": ...}}; you gave a {kind}.',
-                          '请给出一个 dict {{"A": ..., "B": ..., "C": ..., "D": ...}}；你给的是 {kind}。', kind=kind(predictions)))
+                          '请给出一个 dict {{"A": ..., "B": ..., "C": ..., "D": ...}}；你给的是 {kind}。', kind=type_name(predictions)))
     missing = [label for label in PREDICTION_CASES if label not in given]
     if missing:
         return failed(say(f"Predict every case: {', '.join(missing)} missing.",

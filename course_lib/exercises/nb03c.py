@@ -34,7 +34,7 @@ from mcp.shared.exceptions import MCPError
 
 from course_lib.connection import HttpExchange, McpConnection
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import kind, passed_a_call, raised, returned_early, same, shown, unassigned
+from course_lib.exercises.answers import passed_a_call, raised, returned_early, shown, type_name, unassigned
 from course_lib.lang import say
 
 # ---- exercise 1: session_to_send ----------------------------------------------------------------
@@ -142,7 +142,7 @@ def check_session_to_send(fn: Callable[[list[HttpExchange]], str | None]) -> boo
         if got is not None and not isinstance(got, str):
             return failed(say("{name}: return the session id as a str (or None); you returned {kind} {got}.",
                               "{name}：请以 str 返回会话 id（或 None）；你返回的是 {kind} {got}。",
-                              name=shown_name, kind=kind(got), got=shown(got)))
+                              name=shown_name, kind=type_name(got), got=shown(got)))
         if got is None and want is None or got is not None and str.__str__(got) == want:
             continue
         first, last = http[0], http[-1]
