@@ -59,15 +59,19 @@ def offline_anthropic(transport: httpx.BaseTransport | None = None) -> anthropic
                                http_client=http_client, _strict_response_validation=True)
 
 
-def offline_course(workspace: Path | None = None) -> Course:
+def offline_course(workspace: Path | None = None, transport: httpx.BaseTransport | None = None) -> Course:
     """What `course.start_course()` gives, always on the offline model: a client with its wire
     captured, and a host with the files server over `workspace` (default: the course's). Prints
-    nothing. Close it after use (`course.close()`)."""
+    nothing. Close it after use (`course.close()`).
+
+    `transport` goes under the wire capture in place of `offline_transport()`: a wrapper around
+    the offline model's transport (e.g. one that keeps every body whole).
+    """
     from course_lib.fs_server import Workspace, build_server
     from course_lib.host import McpHost
     from course_lib.paths import workspace_dir
 
-    wire = HttpCapture(offline_transport())
+    wire = HttpCapture(transport or offline_transport())
     sandbox = Workspace(workspace or workspace_dir())
     host = McpHost()
     try:
