@@ -4,9 +4,11 @@
   measured, not stored: the check runs the task twice for real (first 20 lines, then first 5) and
   sees which objects changed, and whether each one exists before or only after the server ran.
 - `check_final_text(fn)`: the learner's `final_text(response_json) -> str` is run on real recorded
-  Responses bodies (and four assembled from real items and the SDK's item types: a call next to a
-  message, a message in two parts, a refusal part, a reasoning item) and compared with the openai
-  SDK's own `Response.output_text`.
+  Responses bodies (and six assembled from real items in the SDK's item types: a call next to a
+  message, a message in two parts, a refusal part after the text and one before it, a reasoning
+  item, two messages around a call), then on every output list of up to three items drawn from
+  five real kinds (`composed_cases`: the promise is "every message, every part, in order"), and
+  compared with the openai SDK's own `Response.output_text`.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`).
 The object names of exercise 1 are keys the check reads, so they stay as the starter writes them;

@@ -8,10 +8,14 @@ checks) stay as they are.
   `search_notes` (the notes assistant's search tool) for strict mode, by hand. The schema is sent
   to the offline model as a strict function tool (a real request, refused with a real 400 if it
   breaks strict mode's rules), then real instances are validated against it with `jsonschema` to
-  make sure no property lost its meaning.
+  make sure no property lost its meaning (limit at every integer from -1 to 22: both sides of
+  each bound). A value that is not JSON, a whole tool where its parameters belong, a boolean
+  schema: each is named before anything is sent.
 - `check_tool_choices(answer)`: two `tool_choice` values, each sent in a real request that
   declares two reading tools (`fs__read_text_file`, `backup__read_text_file`); the check looks at
-  what the model really did, and runs the backup call through the real host.
+  what the model really did, and runs the backup call through the real host. Every shape the SDK's
+  types allow is sent as it is (a typed param, the `ToolChoiceFunction` model, `allowed_tools`);
+  the API's refusals get the step behind them (Chat's shape, None, a capitalised mode, a bare name).
 """
 
 from __future__ import annotations

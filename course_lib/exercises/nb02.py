@@ -1,8 +1,9 @@
 """Checks for notebook 02 (parsing arguments by hand).
 
 - `check_parse_head(fn)`: the learner's `parse_head(arguments_text) -> int | None` is run on a
-  battery of arguments texts (one produced by the offline model, the rest hand-made malformed
-  variants) and compared with the course's real parser, `parse_read_args`.
+  battery of arguments texts (one produced by the offline model, nineteen named variants, then every
+  kind of JSON value head can hold in four layouts: `property_cases`) and compared with the course's
+  real parser, `parse_read_args`.
 - `check_predictions(answer)`: six arguments texts, six predicted outcomes; each text really goes
   through `loop.execute_call` on a fresh files host, and the first wrong prediction is explained.
 

@@ -5,11 +5,14 @@ server that lists its tools, makes four `tools/call` requests (a success, FORBID
 INVALID_INPUT) and one for a tool the server does not have (a JSON-RPC error).
 
 - `check_pair_by_id(fn)`: the learner's `pair_by_id(messages) -> {id: (request, response)}` must
-  match `McpConnection.exchanges()`, also when the server's answers arrive in another order.
+  match `McpConnection.exchanges()` in sixteen arrival orders of the server's answers
+  (`arrival_orders`: reversed, every rotation, eight seeded shuffles), each run on fresh copies.
 - `check_classify(fn)`: the learner's `classify(response) -> "success" | "tool error" |
   "protocol error"` is run on every recorded `tools/call` response, plus the recorded success as a
   server that leaves out the optional `isError` sends it (the spec's schema, 2025-06-18 and
-  2025-11-25 alike: `isError?: boolean`, "If not set, this is assumed to be false").
+  2025-11-25 alike: `isError?: boolean`, "If not set, this is assumed to be false"), a recorded
+  success whose text talks about errors (`EXTRA_CALLS`), a tool error with no code in front and a
+  -32603 protocol error (`classify_cases`): the fixtures share no surface feature a heuristic can read.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
 the recorded messages they quote stay as they crossed.

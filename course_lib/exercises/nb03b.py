@@ -6,8 +6,8 @@
   returns False.
 - `check_route(fn)`: the learner's `route(alias, exposed) -> (server, tool)` is run on every alias
   of a real host (our files server twice, under `fs` and `fs_archive`, and a gateway server whose
-  own tool names already contain "__"), and on names the host never exposed, which must raise
-  `LookupError`. Runs in-process: no Node needed.
+  own tool names already contain "__"), with the host's record in both orders, and on names the
+  host never exposed, which must raise `LookupError`. Runs in-process: no Node needed.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
 the servers' own texts they quote stay as they are.

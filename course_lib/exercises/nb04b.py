@@ -3,15 +3,16 @@
 Both checks use real streams from the offline model, typed by the openai SDK:
 
 - `check_calls_from_stream(fn)`: the learner's `calls_from_stream(events)` gets the events of
-  three streams (one call; two calls in one turn; the same two calls with their pieces
-  interleaved, which the event types allow: every event names its item) and must return
+  nine streams (one call; two calls in one turn; the same two calls with their pieces mixed in
+  seven ways, `interleavings`, which the event types allow: every event names its item) and must return
   `{call_id: arguments as a dict}`. It names the mistakes: a delta parsed (`json.loads` on a
   piece), item ids (`fc_…`) where call ids belong, the arguments left as text, the pieces of two
   calls joined together.
 - `check_stream_answer(fn)`: the learner's `stream_answer(client, context)` gets a context that
   ends with real `function_call_output` items (one call; two calls) and must stream the final
   answer and return its whole text. The wire must show `stream: true`; the text must be the
-  answer the stream carried, every piece of it.
+  answer the stream carried, every piece of it (the body is kept whole under the capture, so an
+  answer that stops reading early is judged too, and told it left the stream open).
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`).
 """
