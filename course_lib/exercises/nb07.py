@@ -40,11 +40,12 @@ DELAYS = {"/workspace/notes.txt": 0.15, "/workspace/todo.md": 0.05, "/workspace/
 def model_calls() -> list[Call]:
     """The three `function_call` items the offline model really sends for `THREE_READS`."""
     from course_lib.arguments import input_schema
+    from course_lib.exercises.offline import model_name
     from course_lib.offline_model import respond
 
     tool = {"type": "function", "name": READ, "description": "Read a text file from the workspace.",
             "parameters": input_schema()}  # fmt: skip
-    response = Response.model_validate(respond({"model": "gpt-4.1", "input": THREE_READS, "tools": [tool]}))
+    response = Response.model_validate(respond({"model": model_name(), "input": THREE_READS, "tools": [tool]}))
     return [Call.from_item(item) for item in response.output if item.type == "function_call"]
 
 

@@ -76,16 +76,11 @@ def _traces() -> tuple[Any, ...]:
 def _edition_traces(edition: str) -> tuple[Any, ...]:
     """The edition's questions over its notes (the zh-CN edition asks in Chinese over the Chinese
     notes), run once (cached: the runs are deterministic)."""
-    import httpx
-    import openai
-
-    from course_lib.backend import OFFLINE_BASE_URL
     from course_lib.evaluation import edition_notes, load_questions, questions_file, run_eval
-    from course_lib.offline_model import offline_transport
+    from course_lib.exercises.offline import offline_client
 
     questions = load_questions(questions_file(edition))
-    with openai.OpenAI(api_key="offline", base_url=OFFLINE_BASE_URL, max_retries=0,
-                       http_client=httpx.Client(transport=offline_transport())) as client:  # fmt: skip
+    with offline_client() as client:
         return tuple(run_eval(questions, client=client, root=edition_notes(edition)))
 
 
