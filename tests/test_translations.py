@@ -377,9 +377,9 @@ def test_a_course_lang_naming_no_edition_says_so_once_in_both_languages_and_neve
 
 @pytest.mark.parametrize("language, kinds, final", [
     ("en", '✗ Not answered yet: replace each ... with "rule", "value" or "result".\n',
-     "✗ Not answered yet: define final_text(response_json) and pass the function itself.\n"),
+     "✗ Not answered yet: define final_text(response_json), then set answer = final_text (the function itself, without parentheses) and run the cell again.\n"),
     ("zh-CN", '✗ 还没有作答：把每个 ... 换成 "rule"、"value" 或 "result"。\n',
-     "✗ 还没有作答：定义 final_text(response_json)，并传入函数本身。\n"),
+     "✗ 还没有作答：定义 final_text(response_json)，然后写 answer = final_text（函数本身，不带括号），再运行这个单元格。\n"),
 ])  # fmt: skip
 def test_notebook_00_checks_speak_the_editions_language(language, kinds, final, monkeypatch, capsys):
     from course_lib.exercises import nb00
@@ -395,7 +395,7 @@ def test_the_chinese_pass_message_of_notebook_00(monkeypatch, capsys):
 
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert nb00.check_final_text(nb00.SOLUTIONS["check_final_text"]()) is True
-    assert capsys.readouterr().out == "✓ 在全部 7 个响应上，final_text 与 SDK 的 output_text 一致。\n"
+    assert capsys.readouterr().out == "✓ 在全部 165 个响应上（消息、调用、reasoning 和 refusal 最多三项的每一种排列），final_text 与 SDK 的 output_text 一致。\n"
 
 
 @pytest.mark.parametrize(("environment", "folder"), [
@@ -504,7 +504,7 @@ def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
 def test_the_glossary_is_held_against_course_libs_own_chinese(tmp_path, capsys):
     """A forbidden variant planted in a check message fails `make check-translations`, naming file and line;
     a say() pair whose English uses a checked term must use its Chinese; a dict key (a word the code
-    accepts) and an English word kept as a name are not violations. The real course_lib is clean."""
+    accepts), a docstring and an English word kept as a name are not violations. The real course_lib is clean."""
     assert translations.library_problems(translations.Paths()) == []
     copy = translations.Paths(tmp_path)
     copy.glossary.parent.mkdir(parents=True)
@@ -512,12 +512,12 @@ def test_the_glossary_is_held_against_course_libs_own_chinese(tmp_path, capsys):
     (tmp_path / "notebooks" / "zh-CN").mkdir(exist_ok=True)
     (tmp_path / "course_lib").mkdir()
     (tmp_path / "course_lib" / "planted.py").write_text(
-        "from course_lib.lang import say\n"
+        "'''审批 is read as 批准.'''\n"
         "ACCEPTS = {'审批': 'approval'}\n"
         "ok = say('result has no isError', 'result 没有 isError')\n"
         "bad = say('Wait for the approval.', '等待审批。')\n", encoding="utf-8")  # fmt: skip
     assert translations.main(["check"], copy) == 1
     err = capsys.readouterr().err
-    assert "course_lib/planted.py:4: '审批' is not the glossary's term for 'approval' (use '批准')" in err
-    assert "course_lib/planted.py:4: the English says 'approval': the glossary's term is '批准'" in err
-    assert ":2:" not in err and ":3:" not in err
+    assert "course_lib/planted.py:5: '审批' is not the glossary's term for 'approval' (use '批准')" in err
+    assert "course_lib/planted.py:5: the English says 'approval': the glossary's term is '批准'" in err
+    assert ":1:" not in err and ":3:" not in err and ":4:" not in err
