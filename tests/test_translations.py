@@ -518,6 +518,6 @@ def test_the_glossary_is_held_against_course_libs_own_chinese(tmp_path, capsys):
         "bad = say('Wait for the approval.', '等待审批。')\n", encoding="utf-8")  # fmt: skip
     assert translations.main(["check"], copy) == 1
     err = capsys.readouterr().err
-    assert "course_lib/planted.py:5: '审批' is not the glossary's term for 'approval' (use '批准')" in err
-    assert "course_lib/planted.py:5: the English says 'approval': the glossary's term is '批准'" in err
-    assert ":1:" not in err and ":3:" not in err and ":4:" not in err
+    assert "course_lib/planted.py:4: '审批' is not the glossary's term for 'approval' (use '批准')" in err
+    assert "course_lib/planted.py:4: the English says 'approval': the glossary's term is '批准'" in err
+    assert ":1:" not in err and ":2:" not in err and ":3:" not in err
