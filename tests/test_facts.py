@@ -192,6 +192,8 @@ def test_the_client_defaults_to_auto_and_dispatches_an_in_process_server_directl
     assert "for an in-process `Server`/`MCPServer` it dispatches directly without JSON-RPC framing" in text, claim
     claim = "03 §1: 'legacy' forces the initialize handshake"
     assert "'legacy' forces the initialize handshake" in text, claim
+    claim = "03 §1: ttlMs and cacheScope are caching hints of 2026-07-28 (SEP-2549)"
+    assert "caching for the SEP-2549 cacheable methods (2026-07-28)" in text and "ttlMs`/`cacheScope` hints" in text, claim
 
 
 @pytest.mark.anyio
