@@ -141,9 +141,9 @@ def test_the_guide_uses_the_glossary_and_is_linked_from_the_chinese_readme():
         assert target.endswith(".ipynb") or (CHINESE_PATH.parent / target).exists(), target
 
 
-@pytest.mark.parametrize("figure", ["| 04 | feedback loop | 5 s | 2 800 | 30 | 2 | ~75 min |",
-                                    "| 04 | feedback loop | 5 s | 2 800 | 31 | 2 | ~70 min |"])
+@pytest.mark.parametrize("figure", ["| 04 | feedback loop | 5 s | 2 100 | 21 | 2 | ~60 min |",
+                                    "| 04 | feedback loop | 5 s | 2 100 | 22 | 2 | ~55 min |"])
 def test_a_changed_english_figure_is_caught(figure):
-    changed = ENGLISH.replace("| 04 | feedback loop | 5 s | 2 800 | 30 | 2 | ~70 min |", figure)
+    changed = ENGLISH.replace("| 04 | feedback loop | 5 s | 2 100 | 21 | 2 | ~55 min |", figure)
     assert changed != ENGLISH
     assert _timings(changed) != _timings(CHINESE)
