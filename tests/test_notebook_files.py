@@ -101,8 +101,6 @@ CJK_ALLOWED = {
     ("06_approval_and_side_effects", "99ddcaf9"): "fixed on branch nb06/capstone",
     ("06_approval_and_side_effects", "944ce99a"): "fixed on branch nb06/capstone",
     ("07_parallel_calls", "5f1f2c07"): "fixed on branch nb06/capstone",
-    ("09_capstone_notes_assistant", "ebf88c7e"): "fixed on branch nb06/capstone",
-    ("09_capstone_notes_assistant", "f4eadf54"): "fixed on branch nb06/capstone",
     # Notebook 10's cards and diagnosis rows print the source text's question or row name under or
     # beside its English.
     ("10_interview_prep", "359cc814"): GLOSSED,
