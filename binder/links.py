@@ -14,11 +14,11 @@ the course is published the repository is the placeholder OWNER/REPO. repo2docke
 
 The nbgitpuller links of a workshop hub (the instructor guides' "Running the room on JupyterHub")
 are <hub>/hub/user-redirect/git-pull?repo=https://github.com/<org>/<name>&targetpath=tool-calling-course&urlpath=lab/tree/tool-calling-course/<notebook>
-(URL-encoded): the learner logs in, nbgitpuller copies the course into ~/tool-calling-course (or
+(slashes left as they are, so the notebook's path reads as in a Binder link): the learner logs in, nbgitpuller copies the course into ~/tool-calling-course (or
 pulls the instructor's changes, keeping the learner's edits) and JupyterLab opens the notebook.
 The hub's address is each instructor's own, so it stays the placeholder https://YOUR-HUB. The
-check: each guide has one for every notebook (its edition's twin where one exists), they name the
-Binder links' repository, and so does workshop/jupyterhub_config.py (COURSE_REPO, where a
+check: each guide has one for every notebook, opening a notebook that exists (the Chinese guide:
+the twin or, until there is one, the English notebook), they name the Binder links' repository, and so does workshop/jupyterhub_config.py (COURSE_REPO, where a
 learner lands after logging in: git_pull_link's path, for notebook 00).
 """
 
@@ -43,13 +43,16 @@ TARGET = "tool-calling-course"
 """The folder nbgitpuller makes in each learner's home (workshop/jupyterhub_config.py's TARGET)."""
 GIT_PULL = re.compile(re.escape(HUB_PLACEHOLDER) + r"/hub/user-redirect/git-pull\?[^\s)`|]+")
 HUB_CONFIG = "workshop/jupyterhub_config.py"
+CLONE_FILES = ("workshop/README.md", "workshop/tljh.sh")
+"""Files that clone the course onto a hub's machine (`git clone https://github.com/<org>/<name>`)."""
+CLONE = re.compile(r"git clone https://github\.com/(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)")
 COURSE_REPO = re.compile(r'^COURSE_REPO = "https://github\.com/(?P<repo>[^"]+)"', re.M)
 
 
 def git_pull_link(repo: str, notebook: str) -> str:
     """The nbgitpuller link that copies github.com/`repo` into a learner's home and opens `notebook`."""
     query = urlencode({"repo": f"https://github.com/{repo}", "targetpath": TARGET,
-                       "urlpath": f"lab/tree/{TARGET}/{notebook}"})  # fmt: skip
+                       "urlpath": f"lab/tree/{TARGET}/{notebook}"}, safe="/:")  # fmt: skip
     return f"{HUB_PLACEHOLDER}/hub/user-redirect/git-pull?{query}"
 
 
@@ -93,19 +96,23 @@ def problems(root: Path = REPO) -> list[str]:
                 found.append(f"{name}: the Binder badge does not open {first}")
     for name in HUB_FILES:
         edition = EDITIONS.get(name)
-        opened = {f"{edition}/{nb}" if edition and (root / edition / nb).exists() else f"notebooks/{nb}"
-                  for nb in english}  # fmt: skip
         targets = [_git_pull_target(link[0]) for link in GIT_PULL.finditer((root / name).read_text(encoding="utf-8"))]
         repos.update(repo for repo, _ in targets if repo)
         paths = {path for _, path in targets if path}
-        found += [f"{name}: the nbgitpuller link for {path} opens nothing the hub has" for path in sorted(paths - opened)]
-        found += [f"{name}: no nbgitpuller link for {path}" for path in sorted(opened - paths)]
+        found += [f"{name}: the nbgitpuller link for {path} opens nothing the course has"
+                  for path in sorted(paths) if not (root / path).is_file()]  # fmt: skip
+        linked = {Path(path).name for path in paths if (root / path).is_file()
+                  and path in (f"notebooks/{Path(path).name}", f"{edition}/{Path(path).name}")}  # fmt: skip
+        found += [f"{name}: no nbgitpuller link for notebooks/{nb}" for nb in english if nb not in linked]
     if (root / HUB_CONFIG).exists():
         configured = COURSE_REPO.search((root / HUB_CONFIG).read_text(encoding="utf-8"))
         if configured is None:
             found.append(f"{HUB_CONFIG}: no COURSE_REPO = \"https://github.com/org/name\" line")
         else:
             repos.add(configured["repo"])
+    for name in CLONE_FILES:
+        if (root / name).exists():
+            repos.update(clone["repo"] for clone in CLONE.finditer((root / name).read_text(encoding="utf-8")))
     if len(repos) != 1:
         found.append(f"the links name {len(repos)} repositories, not one: {', '.join(sorted(repos)) or 'none'}")
     return found
@@ -126,6 +133,11 @@ def aim(repo: str, root: Path = REPO) -> None:
     if config.exists():
         text = COURSE_REPO.sub(f'COURSE_REPO = "https://github.com/{repo}"', config.read_text(encoding="utf-8"))
         config.write_text(text, encoding="utf-8")
+    for name in CLONE_FILES:
+        if (root / name).exists():
+            path = root / name
+            path.write_text(CLONE.sub(f"git clone https://github.com/{repo}", path.read_text(encoding="utf-8")),
+                            encoding="utf-8")  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

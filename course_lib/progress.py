@@ -25,6 +25,7 @@ words of the edition the learner ran: a room of both editions shows a mistake on
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import re
@@ -220,6 +221,12 @@ def attempts(file: Path) -> list[Attempt]:
     return [Attempt(*row) for row in rows]
 
 
+@functools.lru_cache(maxsize=4)
+def _exercises_in(root: Path, stamp: tuple[float, ...]) -> tuple[str, ...]:
+    """The exercises of the modules under `root`; `stamp` (their mtimes) makes an edit show up."""
+    return tuple(_scan(root))
+
+
 def course_exercises(root: Path | None = None) -> list[str]:
     """Every exercise of the course, in course order: `nbXX.check_name` from each module's SOLUTIONS.
 
@@ -227,8 +234,16 @@ def course_exercises(root: Path | None = None) -> list[str]:
     dependencies: only this file and the exercises' sources beside it.
     """
     root = Path(root) if root is not None else Path(__file__).resolve().parent / "exercises"
-    modules = sorted([*root.glob("nb*.py"), *root.glob("nb*/__init__.py")],
-                     key=lambda p: p.stem if p.stem != "__init__" else p.parent.name)  # fmt: skip
+    return list(_exercises_in(root, tuple(p.stat().st_mtime for p in _modules(root))))
+
+
+def _modules(root: Path) -> list[Path]:
+    return sorted([*root.glob("nb*.py"), *root.glob("nb*/__init__.py")],
+                  key=lambda p: p.stem if p.stem != "__init__" else p.parent.name)  # fmt: skip
+
+
+def _scan(root: Path) -> list[str]:
+    modules = _modules(root)
     found = []
     for path in modules:
         notebook = path.stem if path.stem != "__init__" else path.parent.name
@@ -255,9 +270,10 @@ class Line:
     last: Attempt | None = None  # the last answered try
 
 
-def learner_lines(records: list[Attempt]) -> list[Line]:
-    """One line per course exercise (and any other recorded one), in course order."""
-    lines = {name: Line(name) for name in _order(a.exercise for a in records)}
+def learner_lines(records: list[Attempt], order: list[str] | None = None) -> list[Line]:
+    """One line per course exercise (and any other recorded one), in course order (or `order`'s)."""
+    names = order if order is not None else _order(a.exercise for a in records)
+    lines = {name: Line(name) for name in [*names, *sorted({a.exercise for a in records} - set(names))]}
     for attempt in records:
         if attempt.outcome == "unanswered":
             continue
@@ -304,12 +320,17 @@ def room(files: Mapping[str, Path]) -> Room:
         except ProgressUnreadable as why:
             unreadable[learner] = str(why)
             records[learner] = []
+        except Exception as error:  # noqa: BLE001 — one learner's file must not hide the room
+            unreadable[learner] = f"{file}: {type(error).__name__}: {error}"
+            records[learner] = []
+    order = _order(a.exercise for found in records.values() for a in found)
+    lines = {learner: {line.exercise: line for line in learner_lines(found, order)} for learner, found in records.items()}
     rows = []
-    for exercise in _order(a.exercise for found in records.values() for a in found):
+    for exercise in order:
         row = RoomRow(exercise)
         stuck: dict[str, Stuck] = {}
         for learner in files:
-            line = next(line for line in learner_lines(records[learner]) if line.exercise == exercise)
+            line = lines[learner][exercise]
             if line.passed_at:
                 row.passed.append(learner)
             elif line.last is None:

@@ -82,7 +82,7 @@ repo = settings.get("WORKSHOP_COURSE_REPO", COURSE_REPO)
 def git_pull_path(notebook):
     """The path (under a learner's server) that pulls the course into their home, then opens `notebook`.
     binder/links.py builds the same link for handing out (tests/test_hub.py checks they agree)."""
-    query = urlencode({"repo": repo, "targetpath": TARGET, "urlpath": f"lab/tree/{TARGET}/{notebook}"})
+    query = urlencode({"repo": repo, "targetpath": TARGET, "urlpath": f"lab/tree/{TARGET}/{notebook}"}, safe="/:")
     return f"/git-pull?{query}"
 
 

@@ -82,7 +82,8 @@ async def learners() -> list[str]:
     """The hub's users who are not admins, by name (the service's token may list users)."""
     api = os.environ["JUPYTERHUB_API_URL"]
     response = await httpclient.AsyncHTTPClient().fetch(
-        url_path_join(api, "users"), headers={"Authorization": f"token {os.environ['JUPYTERHUB_API_TOKEN']}"})
+        url_path_join(api, "users"), headers={"Authorization": f"token {os.environ['JUPYTERHUB_API_TOKEN']}"},
+        request_timeout=60)
     return sorted(user["name"] for user in json.loads(response.body) if not user.get("admin"))
 
 
@@ -107,7 +108,12 @@ class Api(AdminOnly):
     @web.authenticated
     async def get(self) -> None:
         self.set_header("Cache-Control", "no-store")
-        self.write(summary(await learners()))
+        try:
+            names = await learners()
+        except (httpclient.HTTPError, OSError) as error:  # the hub busy or restarting: say so, try again
+            raise web.HTTPError(503, f"the hub did not answer: {error}") from None
+        # Reading the files is disk work: off the event loop, so the page and the hub's pings stay quick.
+        self.write(await ioloop.IOLoop.current().run_in_executor(None, summary, names))
 
 
 PAGE = """<!doctype html>
