@@ -10,9 +10,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Re-install when the package's dependencies change. The workshop extra: tests/test_hub.py runs a real hub.
+# Re-install when the package's dependencies change.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test,workshop]"
+	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@
 
 LAB_ARGS ?=

@@ -115,6 +115,11 @@ class Hub:
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory, course_repo) -> Hub:
+    try:
+        import jupyterhub  # noqa: F401
+        import nbgitpuller  # noqa: F401
+    except ImportError as missing:
+        _missing(f"the workshop extra is not installed ({missing.name}): pip install -e '.[test,workshop]' (make test does)")
     if not PROXY.exists():
         if shutil.which("npm") is None:
             _missing("configurable-http-proxy is not installed and npm is missing: install Node.js, then `make node-tools`")
@@ -240,6 +245,12 @@ def test_learners_log_in_pull_the_course_and_run_notebook_00_through_the_proxy(h
         recorded = progress.attempts(home / progress.IN_HOME)
         assert [(a.exercise, a.outcome) for a in recorded] == [
             ("nb00.check_kinds", "unanswered"), ("nb00.check_final_text", "unanswered")]  # fmt: skip
+    # The learner's server runs with the config's kernel culling (how a learner stays inside MEM_LIMIT).
+    import psutil
+
+    servers = [p for p in psutil.process_iter(["cmdline", "cwd"]) if p.info["cwd"] == str(hub.home("ana"))
+               and "jupyterhub.singleuser" in (p.info["cmdline"] or [])]  # fmt: skip
+    assert len(servers) == 1 and "--MappingKernelManager.cull_idle_timeout=1800" in servers[0].info["cmdline"]
     # make hub printed one line per learner who logged in.
     assert sorted(line for line in hub.printed if line.startswith("logged in: ")) == [
         f"logged in: {name}" for name in LEARNERS]  # fmt: skip

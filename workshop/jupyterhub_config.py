@@ -35,14 +35,18 @@ TARGET = "tool-calling-course"  # the folder nbgitpuller makes in each home
 NOTEBOOK_00 = {"en": "notebooks/00_map_and_first_run.ipynb", "zh-CN": "notebooks/zh-CN/00_map_and_first_run.ipynb"}
 PROGRESS_IN_HOME = ".tool-calling-course/progress.sqlite3"  # course_lib.progress.IN_HOME
 
-# Per learner, from benchmarks/workshop.py (notebooks 00, 06 and 09 through this hub; see
-# INSTRUCTOR.md's sizing table). The limit is the measured peak (server + kernel) plus headroom
-# for a learner who runs a notebook twice or opens a second one; the guarantee (what Kubernetes
-# reserves on a node) is the measured steady size of one learner with one notebook open.
+# Per learner, from benchmarks/workshop.py (notebooks 00, 06, 09 through this hub, 1–8 learners at
+# once; benchmarks/README.md, INSTRUCTOR.md's sizing table). Measured RSS: the server 126 MB, each
+# kernel 176–199 MB. The limit holds the server and three kernels (726 MB) with a third to spare
+# (kernel culling below keeps a learner near three); the guarantee, what Kubernetes reserves on a
+# node, is the usual learner: the server and two kernels (506 MB).
 MEM_LIMIT = "1G"
-MEM_GUARANTEE = "400M"
-CPU_LIMIT = 1.0  # a kernel is one thread busy at a time: more than one core buys a learner nothing
-CPU_GUARANTEE = 0.1  # a workshop's learners mostly read: measured CPU is seconds per notebook
+MEM_GUARANTEE = "512M"
+# A kernel keeps one core busy at most: more buys a learner nothing. A learner uses about 1 % of a
+# core on average; what needs CPU is the whole room opening a notebook at once (3–8 CPU-s each:
+# kernel start, imports, the cells), and eight learners per core serve that burst in about 30 s.
+CPU_LIMIT = 1.0
+CPU_GUARANTEE = 0.125
 
 # The idle culler stops a server nobody has used for IDLE_TIMEOUT seconds. An open JupyterLab tab
 # keeps its server alive (it talks to it every few seconds), so this only reaps laptops that were
@@ -52,6 +56,13 @@ CPU_GUARANTEE = 0.1  # a workshop's learners mostly read: measured CPU is second
 # minutes) would restart the kernels of everyone whose laptop slept through a break.
 IDLE_TIMEOUT = 3600
 CULL_EVERY = 300
+# Inside a server, JupyterLab keeps the kernel of every notebook a learner opened (each one ~200 MB,
+# benchmarks/README.md), so a learner who goes 00 → 02 → 03 → 04 holds four. A kernel nobody has
+# run anything in for half an hour is shut down, even with its tab open: the plans move on every
+# 15–20 minutes, so that notebook is behind the learner, and Restart & Run All brings it back in
+# under half a minute. A busy kernel is never shut down. This is what keeps one learner inside
+# MEM_LIMIT: the server and about three kernels.
+KERNEL_IDLE_TIMEOUT = 1800
 
 
 def _settings():
@@ -108,6 +119,9 @@ c.Spawner.default_url = git_pull_path(NOTEBOOK_00[edition])
 # of the hub. A spawn on a machine with thirty learners starting at once can take a while.
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 120
+c.Spawner.args = [f"--MappingKernelManager.cull_idle_timeout={KERNEL_IDLE_TIMEOUT}",
+                  "--MappingKernelManager.cull_interval=300", "--MappingKernelManager.cull_connected=True",
+                  "--MappingKernelManager.cull_busy=False"]  # fmt: skip
 
 # ---- one learner's share of the machine ---------------------------------------------------------
 # Enforced by TLJH's systemd spawner and by Kubernetes; the local spawner only passes them on

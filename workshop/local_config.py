@@ -40,4 +40,4 @@ c.SimpleLocalProcessSpawner.home_dir_template = os.path.join(homes, "{username}"
 c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]  # noqa: F821
 c.Spawner.ip = "127.0.0.1"  # noqa: F821
 # Jupyter refuses to start as root (a CI container, a VM's root shell) unless told it is meant.
-c.Spawner.args = ["--allow-root"] if os.geteuid() == 0 else []  # noqa: F821
+c.Spawner.args = list(c.Spawner.args) + (["--allow-root"] if os.geteuid() == 0 else [])  # noqa: F821
