@@ -149,7 +149,8 @@ def _run_one(learner, home: Path, notebook: str) -> dict[str, Any]:
         "notebook": Path(notebook).stem[:2], "wall": wall,
         "errors": sum(o["output_type"] == "error" for r in runs for o in r.outputs),
         # From opening the notebook to the first output of its first cell: the kernel's start included.
-        "open_to_first_output": (first_sent - opened) + sum(r.seconds for r in runs[: first.index]) + first.first_output,
+        "open_to_first_output": None if first is None else
+        (first_sent - opened) + sum(r.seconds for r in runs[: first.index]) + first.first_output,
         "cell_first_output_median": statistics.median(r.first_output for r in runs if r.first_output is not None),
         "kernel_cpu": kernel_cpu, "server_cpu": _cpu(server) - server_cpu,
         "peak_rss": peak[0], "peak_pss": peak[1], "end_rss": end_rss, "end_pss": end_pss,
@@ -205,6 +206,7 @@ def rows_for(figures: dict[str, Any]) -> list[Row]:
                 note=f"PSS {_mb(statistics.median(p for _, p in figures['idle_server'])):.0f} MB")]  # fmt: skip
     for nb, result in figures["notebooks"].items():
         runs = result["runs"]
+        firsts = [r["open_to_first_output"] for r in runs if r["open_to_first_output"] is not None] or [float("nan")]
         rows += [
             Row(bench, f"nb{nb}: wall, all learners together", result["wall"], "s", note=f"load {load.get(nb)}"),
             Row(bench, f"nb{nb}: server+kernel peak RSS per learner, max", _mb(max(r["peak_rss"] for r in runs)), "MB",
@@ -212,9 +214,8 @@ def rows_for(figures: dict[str, Any]) -> list[Row]:
                      f"end-of-notebook RSS median {_mb(statistics.median(r['end_rss'] for r in runs)):.0f} MB"),
             Row(bench, f"nb{nb}: kernel CPU s per learner, median", statistics.median(r["kernel_cpu"] for r in runs), "s",
                 note=f"server CPU median {statistics.median(r['server_cpu'] for r in runs):.2f} s"),
-            Row(bench, f"nb{nb}: open → first output, median (max)",
-                statistics.median(r["open_to_first_output"] for r in runs), "s",
-                note=f"max {max(r['open_to_first_output'] for r in runs):.1f} s; per cell median "
+            Row(bench, f"nb{nb}: open → first output, median (max)", statistics.median(firsts), "s",
+                note=f"max {max(firsts):.1f} s; per cell median "
                      f"{statistics.median(r['cell_first_output_median'] for r in runs) * 1000:.0f} ms; "
                      f"errors {sum(r['errors'] for r in runs)}"),
         ]  # fmt: skip
