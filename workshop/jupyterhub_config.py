@@ -1,7 +1,7 @@
 # The workshop's JupyterHub settings: one file, loaded as it is by every deployment.
 #
 #   here (tests, benchmark, `make hub`)  workshop/local_config.py loads it, then adds a local spawner
-#   one VM, The Littlest JupyterHub      copied into /opt/tljh/config/jupyterhub_config.d/ (workshop/tljh.sh)
+#   one VM, The Littlest JupyterHub      linked into /opt/tljh/config/jupyterhub_config.d/ (workshop/tljh.sh)
 #   Kubernetes, Zero to JupyterHub       mounted into the hub pod's jupyterhub_config.d by hub.extraFiles
 #                                        (workshop/kubernetes/config.yaml)
 #
@@ -66,7 +66,7 @@ KERNEL_IDLE_TIMEOUT = 1800
 
 
 def _settings():
-    """The WORKSHOP_* settings: the environment first, then the password file's NAME=value lines."""
+    """The WORKSHOP_* settings: the password file's NAME=value lines, overridden by the environment."""
     found = {}
     path = os.environ.get("WORKSHOP_PASSWORD_FILE", "/etc/tool-calling-course/workshop.env")
     if os.path.exists(path):
