@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-fast notebooks translations check-translations fixtures verify node-tools bench binder-requirements clean
+.PHONY: lab test test-fast notebooks translations check-translations fixtures verify node-tools bench binder-requirements hub clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,12 @@ bench: $(VENV)/.installed  ## benchmarks against real peers; prints figures (nee
 
 node-tools:  ## the pinned MCP Inspector, reference filesystem server, conformance suite and Node 22, into tests/node (needs Node.js)
 	cd tests/node && npm install --no-audit --no-fund
+
+HUB_ARGS ?=
+hub: $(VENV)/.installed  ## a workshop JupyterHub on http://127.0.0.1:8000 (workshop/): prints the passwords file's place and each learner who logs in
+	$(BIN)/python binder/lab_settings.py
+	test -x tests/node/node_modules/.bin/configurable-http-proxy || (cd tests/node && npm install --no-audit --no-fund)
+	$(BIN)/python -m workshop.hub $(HUB_ARGS)
 
 binder-requirements:  ## re-pin binder/requirements.txt from pyproject.toml in a fresh Python 3.12 venv
 	rm -rf build/binder-venv && python3.12 -m venv build/binder-venv
