@@ -71,7 +71,7 @@ hub: $(VENV)/.installed  ## a workshop JupyterHub on http://127.0.0.1:8000 (work
 
 binder-requirements:  ## re-pin binder/requirements.txt from pyproject.toml in a fresh Python 3.12 venv
 	rm -rf build/binder-venv && python3.12 -m venv build/binder-venv
-	build/binder-venv/bin/python -m pip install --quiet .
+	build/binder-venv/bin/python -m pip install --quiet . nbgitpuller  # nbgitpuller: the workshop image (workshop/kubernetes) pulls the course with it
 	{ sed -n '1,2p' binder/requirements.txt; build/binder-venv/bin/python -m pip freeze --exclude tool-calling-course; } > build/requirements.txt
 	mv build/requirements.txt binder/requirements.txt && rm -rf build/binder-venv
 

@@ -41,6 +41,7 @@ Capstone      notes_server   the notes MCP server: search, read, save a learning
               follow_up      a follow-up question, graded against the note
 Interview     interview      the question cards
               drills         diagnose recorded broken traces (recorded by broken_traces)
+Progress      progress       each check's outcome in a local SQLite file; a learner's own table
 Editions      lang           English or 简体中文: which edition the kernel runs, say(en, zh)
 
 Only a stand-in for one slow optional import of jsonschema's is set up here (see
