@@ -287,3 +287,13 @@ def test_the_room_counts_passed_stuck_on_which_mistake_and_not_started(tmp_path,
     assert [r.exercise for r in summary.rows] == progress.course_exercises()  # every exercise, course order
     other = next(r for r in summary.rows if r.exercise == "nb00.check_kinds")
     assert (other.passed, other.stuck, other.not_started) == ([], [], list(files))
+
+
+@pytest.mark.parametrize("folder", ["notebooks", "notebooks/zh-CN"])
+def test_notebook_00_tells_the_learner_what_is_recorded_where_and_how_to_turn_it_off(folder):
+    import json
+
+    cells = json.loads((REPO / folder / "00_map_and_first_run.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert f"`~/{progress.IN_HOME.as_posix()}`" in text and "`COURSE_PROGRESS=off`" in text
+    assert "`python -m course_lib.progress`" in text
