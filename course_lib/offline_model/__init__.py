@@ -27,9 +27,10 @@ or a strict tool's schema that breaks strict mode's rules), then behaves like a 
 
 What it is not: a language model. It has no knowledge, makes no network calls (but one: with a
 hosted `mcp` tool it acts as the platform, the MCP client of a server on this machine, `hosted_mcp`)
-and is keyed to no notebook's exact wording. The same request always gives a byte-identical response (ids are hashes
-of the request body), so notebook outputs can be stored. With `stream: true` the same response
-comes as the SDK's server-sent events, in pieces (`streaming`). Like the real API it keeps the responses it
+and is keyed to no notebook's exact wording. The same request always gives the same answer, under ids
+that are fresh for every request yet the same in every run (`ids`: each `offline_transport()` counts
+its requests), so notebook outputs can be stored. With `stream: true` the same response comes as the
+SDK's server-sent events, in pieces (`streaming`). Like the real API it keeps the responses it
 gave unless told `store: false` (`state`: a bounded in-process store, so `previous_response_id`
 works), and stops at `max_output_tokens` with an incomplete response (`limits`).
 
@@ -120,7 +121,8 @@ from course_lib.offline_model.assistant import CHAT_REPLY
 from course_lib.offline_model.assistant_answer import EVIDENCE_MISSING
 from course_lib.offline_model.personas import PERSONA_KEY, PERSONAS
 from course_lib.offline_model.response import CREATED_AT, respond
-from course_lib.offline_model.server import handle, main, offline_transport, serve
+from course_lib.offline_model.server import handle, main, serve
+from course_lib.offline_model.transport import offline_transport
 from course_lib.offline_model.terms import key_terms
 from course_lib.offline_model.validation import BadRequest
 

@@ -27,10 +27,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from course_lib.offline_model.ids import for_request
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.request_params import MESSAGES, check_json, first_fault
-from course_lib.offline_model.response import _hex, _tokens
+from course_lib.offline_model.response import _tokens
 from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.validation import BadRequest, _parse_tools, _tool_policy
 
@@ -43,7 +44,7 @@ class AnthropicError(Exception):
         self.message = message
 
     def to_body(self) -> dict[str, Any]:
-        request_id = f"req_offline{_hex(self.message, 'req', 16)}"
+        request_id = f"req_offline{for_request(self.message).mint('req', 16)}"  # fresh for every answer
         return {"type": "error", "error": {"type": "invalid_request_error", "message": self.message},
                 "request_id": request_id}
 
@@ -223,16 +224,16 @@ def anthropic_message(body: dict) -> dict:
     metadata = _field(body, "metadata", "", dict, optional=True)
     items = _parse_messages(body)
     mode, allowed, parallel = _policy(body)
-    seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     plan = _decide(items, mode, allowed, parallel, _persona(metadata))
+    ids = for_request(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
     content = [{"type": "text", "text": step[1], "citations": None} for step in plan if step[0] == "message"]
-    content += [{"type": "tool_use", "id": f"toolu_{_hex(seed, f'toolu{i}', 24)}", "name": step[1], "input": step[2]}
+    content += [{"type": "tool_use", "id": f"toolu_{ids.mint(f'toolu{i}', 24)}", "name": step[1], "input": step[2]}
                 for i, step in enumerate(plan) if step[0] == "call"]  # text first, as Claude writes it
     produced = json.dumps(content, ensure_ascii=False)
-    return {"id": f"msg_{_hex(seed, 'msg', 24)}", "type": "message", "role": "assistant", "model": model,
+    return {"id": f"msg_{ids.mint('msg', 24)}", "type": "message", "role": "assistant", "model": model,
             "content": content, "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": _tokens(seed), "output_tokens": _tokens(produced),
+            "usage": {"input_tokens": _tokens(ids.body_text), "output_tokens": _tokens(produced),
                       "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard"}}
 
 

@@ -1,18 +1,18 @@
 """`respond`: one `POST /v1/responses` body in, one Response JSON dict out (deterministic; the only
 state is the store of earlier responses that `previous_response_id` reads, see `state`).
 
-Validates the body, plans the output, then builds the Response: ids are hashes of the request
-body, `created_at` is fixed and usage is a rough token count, so the same request always gives a
-byte-identical response.
+Validates the body, plans the output, then builds the Response: `created_at` is fixed and usage is
+a rough token count, so the same request always gives the same answer; its ids are fresh for
+every request, yet the same in every run of the same requests (`ids`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from typing import Any
 
+from course_lib.offline_model.ids import RequestIds, for_request
 from course_lib.offline_model.limits import apply_limit, max_output_tokens
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
@@ -32,26 +32,22 @@ from course_lib.offline_model.validation import (
 CREATED_AT = 1767225600  # 2026-01-01T00:00:00Z: fixed so stored notebook outputs never change
 
 
-def _hex(seed: str, label: str, length: int) -> str:
-    return hashlib.sha256(f"{seed}|{label}".encode()).hexdigest()[:length]
-
-
 def _tokens(text: str) -> int:
     return math.ceil(len(text) / 4)  # a rough, deterministic stand-in for a tokenizer
 
 
-def _output_item(entry: tuple, seed: str, index: int) -> dict[str, Any]:
+def _output_item(entry: tuple, ids: RequestIds, index: int) -> dict[str, Any]:
     if entry[0] == "call":
-        return {"type": "function_call", "id": f"fc_{_hex(seed, f'fc{index}', 24)}",
-                "call_id": f"call_{_hex(seed, f'call{index}', 12)}", "name": entry[1],
+        return {"type": "function_call", "id": f"fc_{ids.mint(f'fc{index}', 24)}",
+                "call_id": f"call_{ids.mint(f'call{index}', 12)}", "name": entry[1],
                 "arguments": json.dumps(entry[2], separators=(",", ":"), ensure_ascii=False), "status": "completed"}
-    return {"type": "message", "id": f"msg_{_hex(seed, f'msg{index}', 24)}", "role": "assistant", "status": "completed",
+    return {"type": "message", "id": f"msg_{ids.mint(f'msg{index}', 24)}", "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": entry[1], "annotations": [], "logprobs": []}]}
 
 
 def seed_of(body: dict) -> str:
-    """The text every id of a response is hashed from: the body, without how it is delivered
-    (streamed or not, the same ids; see `streaming`)."""
+    """The request as its ids hash it (with its number, `ids.for_request`) and `usage` counts it:
+    the body, without how it is delivered (streamed or not, the same answer; see `streaming`)."""
     delivered = {key: value for key, value in body.items() if key not in ("stream", "stream_options")}
     return json.dumps(delivered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -80,9 +76,9 @@ def respond(body: dict) -> dict:
     mode, allowed = _tool_policy(body, _parse_tools(body))
     _check_pairs(items)
     items = check_input(items)  # reasoning items passed back where a reasoning model needs them (reasoning.py)
-    seed = seed_of(body)
+    ids = for_request(seed_of(body))
     plan = _decide(items, mode, allowed, parallel is not False, persona)
-    return finish(body, chained, seed, [_output_item(entry, seed, i) for i, entry in enumerate(plan)])
+    return finish(body, chained, ids, [_output_item(entry, ids, i) for i, entry in enumerate(plan)])
 
 
 def early_checks(body: dict) -> tuple[list | str, bool | None, str]:
@@ -112,7 +108,7 @@ def _metadata(body: dict) -> dict | None:
     return metadata
 
 
-def finish(body: dict, chained: list | str, seed: str, output: list[dict[str, Any]]) -> dict:
+def finish(body: dict, chained: list | str, ids: RequestIds, output: list[dict[str, Any]]) -> dict:
     """The Response around `output` (its items, in order): usage, echoed settings, reasoning for a
     reasoning model, `max_output_tokens` applied, and remembered for `previous_response_id`.
 
@@ -124,9 +120,9 @@ def finish(body: dict, chained: list | str, seed: str, output: list[dict[str, An
     metadata = _metadata(body)
     produced = "".join(part["text"] for item in output for part in item.get("content", []))
     produced += "".join(item.get("name", "") + item.get("arguments", "") for item in output)
-    input_tokens, output_tokens = _tokens(seed), _tokens(produced)
-    return remember(body, chained, apply_limit(add_reasoning(body, f"rs_{_hex(seed, 'rs', 24)}", {
-        "id": f"resp_{_hex(seed, 'resp', 24)}", "object": "response", "created_at": CREATED_AT,
+    input_tokens, output_tokens = _tokens(ids.body_text), _tokens(produced)
+    return remember(body, chained, apply_limit(add_reasoning(body, f"rs_{ids.mint('rs', 24)}", {
+        "id": f"resp_{ids.mint('resp', 24)}", "object": "response", "created_at": CREATED_AT,
         "status": "completed", "background": False, "completed_at": CREATED_AT, "error": None,
         "incomplete_details": None, "instructions": instructions, "max_output_tokens": None,
         "model": model, "output": output, "parallel_tool_calls": parallel is not False,
