@@ -31,7 +31,7 @@ from course_lib.offline_model.ids import RequestIds, for_request
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.request_params import CHAT, check_json, check_parameters
-from course_lib.offline_model.response import CREATED_AT, _tokens
+from course_lib.offline_model.response_object import CREATED_AT, _tokens
 from course_lib.offline_model.validation import (
     BadRequest,
     _get,

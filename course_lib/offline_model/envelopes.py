@@ -15,9 +15,10 @@ from typing import Callable
 
 import httpx
 
+from course_lib.models import model_name
 from course_lib.offline_model.chat import chat_completion, chat_sse
 from course_lib.offline_model.messages import AnthropicError, anthropic_message, message_sse
-from course_lib.offline_model.response import CREATED_AT
+from course_lib.offline_model.response_object import CREATED_AT
 from course_lib.offline_model.validation import BadRequest
 
 ENDPOINTS = ("POST /v1/responses", "POST /v1/chat/completions", "POST /v1/messages", "GET /v1/models")
@@ -62,8 +63,6 @@ ROUTES: dict[str, tuple[str, Callable[[object], httpx.Response], str]] = {
 
 def route(request: httpx.Request) -> httpx.Response | None:
     """The answer of the endpoint `request` names, or None for /v1/responses and unknown paths."""
-    from course_lib.backend import model_name  # the name the course sends; imported late (backend imports us)
-
     path = request.url.path.rstrip("/")
     if path.endswith("/models") or "/models/" in path:
         if request.method != "GET":

@@ -39,7 +39,7 @@ Decisions, and where they come from:
 - The offline model reaches only servers on this machine: a `server_url` whose host is not a
   loopback address (127.0.0.1, ::1, localhost), a `connector_id` or a `tunnel_id` is a 400.
 
-Streamed (`stream: true`), the items arrive with the real event types (`stream_item`).
+Streamed (`stream: true`), the items arrive with the real event types (`streaming.mcp_item_events`).
 """
 
 from __future__ import annotations
@@ -54,8 +54,7 @@ from urllib.parse import urlsplit
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.reasoning import check_input
 from course_lib.offline_model.ids import RequestIds, for_request
-from course_lib.offline_model.response import _output_item, early_checks, finish, seed_of
-from course_lib.offline_model.streaming import pieces
+from course_lib.offline_model.response_object import _output_item, early_checks, finish, seed_of
 from course_lib.offline_model.validation import (
     BadRequest,
     _check_pairs,
@@ -483,36 +482,3 @@ def _plan_and_act(seen: list[dict], mode: str, tools: list[dict], parallel: bool
         mode = "auto" if mode == "required" else mode  # obliged to call once, not forever
     turn.output.append(_output_item(("message", "I stopped after too many tool calls in one response."),
                                     turn.ids, len(turn.output)))
-
-
-# ---- streaming ---------------------------------------------------------------------------------------
-
-
-def stream_item(item: dict, index: int, emit: Callable[..., None]) -> bool:
-    """The events of one mcp_* output item, in the real API's order; False for other items.
-
-        mcp_list_tools:  output_item.added (no tools yet), mcp_list_tools.in_progress, .completed,
-                         output_item.done
-        mcp_call:        output_item.added ("" arguments), mcp_call_arguments.delta × n, .done,
-                         mcp_call.in_progress, mcp_call.completed (or .failed), output_item.done
-        other mcp_*:     output_item.added and output_item.done, whole
-    """
-    at = {"item_id": item["id"], "output_index": index}
-    if item["type"] == "mcp_list_tools":
-        emit("response.output_item.added", output_index=index, item={**item, "tools": []})
-        emit("response.mcp_list_tools.in_progress", **at)
-        emit("response.mcp_list_tools.completed", **at)
-    elif item["type"] == "mcp_call":
-        started = {**item, "arguments": "", "output": None, "error": None, "status": "in_progress"}
-        emit("response.output_item.added", output_index=index, item=started)
-        for piece in pieces(item["arguments"]):
-            emit("response.mcp_call_arguments.delta", **at, delta=piece)
-        emit("response.mcp_call_arguments.done", **at, arguments=item["arguments"])
-        emit("response.mcp_call.in_progress", **at)
-        emit("response.mcp_call.failed" if item["error"] else "response.mcp_call.completed", **at)
-    elif item["type"] in ITEM_TYPES:
-        emit("response.output_item.added", output_index=index, item=item)
-    else:
-        return False
-    emit("response.output_item.done", output_index=index, item=item)
-    return True

@@ -31,7 +31,7 @@ from course_lib.offline_model.ids import for_request
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.request_params import MESSAGES, check_json, first_fault
-from course_lib.offline_model.response import _tokens
+from course_lib.offline_model.response_object import _tokens
 from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.validation import BadRequest, _parse_tools, _tool_policy
 
