@@ -280,6 +280,11 @@ READER = {"type": "function", "name": "read_text_file", "description": "Read a t
                                                           "tail": {"type": "number"}}, "required": ["path"]}}  # fmt: skip
 
 
+READ_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}, "text": {"type": ["string", "null"]},
+                                              "error": {"type": ["string", "null"]}},
+               "required": ["ok", "text", "error"], "additionalProperties": False}  # fmt: skip
+
+
 def corpus() -> dict:
     return json.loads(CORPUS.read_text(encoding="utf-8"))
 
@@ -334,7 +339,13 @@ def _answers(entry: dict) -> dict[str, str]:
                      {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": call["name"],
                                                         "input": call["arguments"]}]},
                      {"role": "user", "content": [result]}]})  # fmt: skip
-    return {"responses": responses["output"][0]["content"][0]["text"],
+    structured = respond({"model": "gpt-4.1", "tools": [READER], "text": {"format": {
+        "type": "json_schema", "name": "read", "strict": True, "schema": READ_SCHEMA}}, "input": [
+        {"role": "user", "content": entry["task"]},
+        {"type": "function_call", "call_id": "call_1", "name": call["name"], "arguments": arguments},
+        {"type": "function_call_output", "call_id": "call_1", "output": output}]})  # fmt: skip
+    return {"structured": structured["output"][0]["content"][0]["text"],
+            "responses": responses["output"][0]["content"][0]["text"],
             "chat": chat["choices"][0]["message"]["content"],
             "messages": messages["content"][0]["text"]}
 
@@ -354,7 +365,10 @@ def test_the_corpus_holds_every_servers_and_frameworks_real_words():
 
 @pytest.mark.parametrize("entry", _entries(), ids=_id)
 def test_the_model_misreports_nothing_in_the_corpus(entry):
-    for envelope, answer in _answers(entry).items():
+    answers = _answers(entry)
+    value = json.loads(answers.pop("structured"))  # a structured answer: never a success made of a refusal
+    assert value["ok"] is (entry["expect"] == "ok") and (value["text"] is None) is (entry["expect"] == "error"), value
+    for envelope, answer in answers.items():
         where = f"{_id(entry)} in {envelope}: {answer!r}"
         if entry["expect"] == "error":
             assert f"The tool {entry['call']['name']} reported an error" in answer, where

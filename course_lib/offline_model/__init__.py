@@ -25,6 +25,14 @@ or a strict tool's schema that breaks strict mode's rules), then behaves like a 
   when the request gives nothing to fill a call with, the tool with empty values ("" for the path,
   0, false, [], {}, or null where allowed), which the tool's own checks then refuse.
 
+Structured outputs (`structured`): with Responses `text.format`, Chat `response_format` or Anthropic
+`output_config.format` asking for JSON, the answer is JSON that fits the schema, every value taken
+from the turn's real tool results and the task (paths, counts, quoted lines, ok or not), an honest
+null or "not in the tool results" where nothing supports one; the Response echoes the format. An
+output tool (pydantic-ai's `final_result`, a tool `tool_choice` names to carry the answer) is
+filled the same way, once the data tools the task needs have run. A framework's retry feedback in a
+user message ("… this is automated feedback, not a message from the user") is not a new task.
+
 What it is not: a language model. It has no knowledge, makes no network calls (but one: with a
 hosted `mcp` tool it acts as the platform, the MCP client of a server on this machine, `hosted_mcp`)
 and is keyed to no notebook's exact wording. The same request always gives the same answer, under ids

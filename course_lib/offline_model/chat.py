@@ -5,7 +5,9 @@ Only the envelope differs; the plan is `plan._decide` over the same normalised i
 
 - the rule: `tools[i].function` {name, description, parameters, strict} (non-strict by default);
 - the value: `message.tool_calls[i].function.arguments`, JSON *text*, under `tool_calls[i].id`;
-- the result: a `{"role": "tool", "tool_call_id": …, "content": …}` message.
+- the result: a `{"role": "tool", "tool_call_id": …, "content": …}` message;
+- structured output: `response_format` (`json_schema` or `json_object`): the answer's `content` is
+  the JSON (`structured`), which `chat.completions.parse` turns into `message.parsed`.
 
 Pairing is checked with the real API's 400s (the wording, including its "preceeding", as seen in
 https://github.com/sdcb/chats/pull/132 and https://github.com/openai/openai-go/issues/43):
@@ -32,6 +34,7 @@ from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.request_params import CHAT, check_json, check_parameters
 from course_lib.offline_model.response_object import CREATED_AT, _tokens
+from course_lib.offline_model.structured import apply_format, chat_format
 from course_lib.offline_model.validation import (
     BadRequest,
     _get,
@@ -152,7 +155,8 @@ def _plan(body: dict) -> tuple[RequestIds, list[tuple]]:
     items = _parse_messages(body)
     flat = _flat_tools(body)
     mode, allowed = _tool_policy(flat, _parse_tools(flat))
-    plan = _decide(items, mode, allowed, parallel is not False, _persona(metadata))
+    fmt = chat_format(body, "\n".join(item["text"] for item in items if item["kind"] == "message"))
+    plan = apply_format(_decide(items, mode, allowed, parallel is not False, _persona(metadata)), items, fmt)
     return for_request(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)), plan
 
 

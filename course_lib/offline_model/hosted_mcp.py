@@ -55,6 +55,7 @@ from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.reasoning import check_input
 from course_lib.offline_model.ids import RequestIds, for_request
 from course_lib.offline_model.response_object import _output_item, early_checks, finish, seed_of
+from course_lib.offline_model.structured import apply_format, responses_format
 from course_lib.offline_model.validation import (
     BadRequest,
     _check_pairs,
@@ -422,7 +423,7 @@ def respond(body: dict) -> dict:
                                 if tool["name"] not in {f["name"] for f in functions}]  # fmt: skip
         mode, allowed = _tool_policy(body, declared)
         seen = check_input(_replay(items, servers, turn))
-        _plan_and_act(seen, mode, allowed, parallel is not False, persona, hosted, turn)
+        _plan_and_act(body, seen, mode, allowed, parallel is not False, persona, hosted, turn)
     finally:
         platform.close()
     return finish(body, chained, turn.ids, turn.output)
@@ -457,13 +458,13 @@ def _replay(items: list[dict], servers: dict[str, _Server], turn: _Turn) -> list
     return seen
 
 
-def _plan_and_act(seen: list[dict], mode: str, tools: list[dict], parallel: bool, persona: str,
+def _plan_and_act(body: dict, seen: list[dict], mode: str, tools: list[dict], parallel: bool, persona: str,
                   hosted: dict[str, tuple[_Server, dict]], turn: _Turn) -> None:  # fmt: skip
     """The platform's loop: the model plans; a hosted call is made (or its approval asked) at once and
     the model plans again with its output; the turn ends with an answer, an approval request or a
     function call for the app."""
     for _ in range(MAX_ROUNDS):
-        plan = _decide(seen, mode, tools, parallel, persona)
+        plan = apply_format(_decide(seen, mode, tools, parallel, persona), seen, responses_format(body))
         waiting = False
         for step in plan:
             if step[0] == "message" or step[1] not in hosted:

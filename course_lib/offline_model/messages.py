@@ -32,6 +32,7 @@ from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.request_params import MESSAGES, check_json, first_fault
 from course_lib.offline_model.response_object import _tokens
+from course_lib.offline_model.structured import apply_format, messages_format
 from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.validation import BadRequest, _parse_tools, _tool_policy
 
@@ -224,7 +225,11 @@ def anthropic_message(body: dict) -> dict:
     metadata = _field(body, "metadata", "", dict, optional=True)
     items = _parse_messages(body)
     mode, allowed, parallel = _policy(body)
-    plan = _decide(items, mode, allowed, parallel, _persona(metadata))
+    try:
+        fmt = messages_format(body)
+    except BadRequest as error:
+        raise AnthropicError(error.message) from None
+    plan = apply_format(_decide(items, mode, allowed, parallel, _persona(metadata)), items, fmt)
     ids = for_request(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
     content = [{"type": "text", "text": step[1], "citations": None} for step in plan if step[0] == "message"]
     content += [{"type": "tool_use", "id": f"toolu_{ids.mint(f'toolu{i}', 24)}", "name": step[1], "input": step[2]}

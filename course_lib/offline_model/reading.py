@@ -223,11 +223,30 @@ def _empty_arguments(tool: dict) -> dict[str, Any]:
     return values
 
 
+# A framework's automated feedback in a user message is not a new task: pydantic-ai's retry
+# ("Your previous response failed the application's validation (this is automated feedback, not a
+# message from the user):" and a <pyai:validation_errors> or <pyai:retry_feedback> fence; before 2.x,
+# "Validation feedback: … Fix the errors and try again."). The task stays the request before it.
+_FEEDBACK = re.compile(r"\(this is automated feedback, not a message from the user\)|<pyai:[a-z_]+>"
+                       r"|\AValidation feedback:|Fix the errors and try again\.\s*\Z")
+
+
+def is_feedback(text: str) -> bool:
+    """Whether a user message is a framework's automated feedback rather than the user's request."""
+    return _FEEDBACK.search(text) is not None
+
+
+def _asks(item: dict) -> bool:
+    return item.get("role") == "user" and not is_feedback(item.get("text", ""))
+
+
 def _latest_user_text(items: list[dict]) -> str:
-    return next((item["text"] for item in reversed(items) if item.get("role") == "user"), "")
+    """The latest request the user made (a framework's feedback is not one)."""
+    return next((item["text"] for item in reversed(items) if _asks(item)), "")
 
 
 def _last_turn(items: list[dict]) -> list[dict]:
-    """Everything after the last user message: the model's calls and their results so far."""
-    users = [i for i, item in enumerate(items) if item.get("role") == "user"]
+    """Everything after the user's last request: the model's calls, their results and any
+    framework feedback so far."""
+    users = [i for i, item in enumerate(items) if _asks(item)]
     return items[users[-1] + 1 :] if users else items

@@ -1,8 +1,9 @@
 """`respond`: one `POST /v1/responses` body in, one Response JSON dict out (deterministic; the only
 state is the store of earlier responses that `previous_response_id` reads, see `state`).
 
-Validates the body, plans the output, then builds the Response (`response_object`). A body with a
-hosted `mcp` tool is answered by `hosted_mcp`, which acts as the platform.
+Validates the body, plans the output (as JSON when `text.format` asks for it: `structured`), then
+builds the Response (`response_object`). A body with a hosted `mcp` tool is answered by
+`hosted_mcp`, which acts as the platform.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.reasoning import check_input
 from course_lib.offline_model.request_params import check_parameters
 from course_lib.offline_model.response_object import CREATED_AT, _output_item, early_checks, finish, seed_of
+from course_lib.offline_model.structured import apply_format, responses_format
 from course_lib.offline_model.validation import (
     _check_pairs,
     _get,
@@ -49,5 +51,5 @@ def respond(body: dict) -> dict:
     _check_pairs(items)
     items = check_input(items)  # reasoning items passed back where a reasoning model needs them (reasoning.py)
     ids = for_request(seed_of(body))
-    plan = _decide(items, mode, allowed, parallel is not False, persona)
+    plan = apply_format(_decide(items, mode, allowed, parallel is not False, persona), items, responses_format(body))
     return finish(body, chained, ids, [_output_item(entry, ids, i) for i, entry in enumerate(plan)])

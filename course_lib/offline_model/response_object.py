@@ -19,6 +19,7 @@ from course_lib.offline_model.limits import apply_limit, max_output_tokens
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.reasoning import add_reasoning
 from course_lib.offline_model.state import chained_input, remember
+from course_lib.offline_model.structured import responses_format
 from course_lib.offline_model.validation import _get, _type_error
 
 CREATED_AT = 1767225600  # 2026-01-01T00:00:00Z: fixed so stored notebook outputs never change
@@ -46,8 +47,8 @@ def seed_of(body: dict) -> str:
 
 def early_checks(body: dict) -> tuple[list | str, bool | None, str]:
     """The checks that come before the input's (in the real API's order): the chained input
-    (`previous_response_id`), `max_output_tokens`, `instructions`, `parallel_tool_calls` and
-    `metadata`; returns the chained input, `parallel_tool_calls` and the persona.
+    (`previous_response_id`), `max_output_tokens`, `instructions`, `parallel_tool_calls`,
+    `metadata` and `text.format`; returns the chained input, `parallel_tool_calls` and the persona.
 
     Raises:
         BadRequest: one of them is malformed, or the previous response is not stored.
@@ -55,7 +56,9 @@ def early_checks(body: dict) -> tuple[list | str, bool | None, str]:
     chained, _ = chained_input(body), max_output_tokens(body)  # previous_response_id: state.py; limits.py
     _get(body, "instructions", "", str, optional=True)
     parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
-    return chained, parallel, _persona(_metadata(body))
+    persona = _persona(_metadata(body))
+    responses_format(body)  # a malformed format is a 400 before anything is planned
+    return chained, parallel, persona
 
 
 def _metadata(body: dict) -> dict | None:
@@ -69,6 +72,13 @@ def _metadata(body: dict) -> dict | None:
         if not isinstance(value, str):
             raise _type_error(f"metadata.{key}", str, value)
     return metadata
+
+
+def _text_echo(body: dict) -> dict[str, Any]:
+    """`text` as the Response repeats it: the format asked for (`structured`), and the verbosity."""
+    fmt = responses_format(body)
+    verbosity = (body.get("text") or {}).get("verbosity") or "medium"
+    return {"format": fmt.echo if fmt is not None else {"type": "text"}, "verbosity": verbosity}
 
 
 def finish(body: dict, chained: list | str, ids: RequestIds, output: list[dict[str, Any]]) -> dict:
@@ -91,7 +101,7 @@ def finish(body: dict, chained: list | str, ids: RequestIds, output: list[dict[s
         "model": model, "output": output, "parallel_tool_calls": parallel is not False,
         "previous_response_id": None, "reasoning": {"effort": None, "summary": None},
         "service_tier": "default", "store": body.get("store") is not False, "temperature": 1.0,
-        "text": {"format": {"type": "text"}, "verbosity": "medium"},
+        "text": _text_echo(body),
         "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools") or [], "top_p": 1.0,
         "truncation": "disabled", "user": None, "metadata": metadata or {},
         "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},

@@ -52,6 +52,7 @@ _TEXT: dict[str, dict[str, str]] = {
                     "zh": "这次修改没有得到确认，它可能已经保存，也可能没有；我不会把它报告为已保存。"},
     "next": {"en": "What to try next: {step}", "zh": "下一步：{step}"},
     "paragraph_break": {"en": "\n\n", "zh": "\n\n"},
+    "not_in_results": {"en": "not in the tool results", "zh": "工具结果里没有"},
     # ---- no call made (plan) ----
     "and": {"en": " and ", "zh": " 和 "},
     "list_sep": {"en": ", ", "zh": "、"},
