@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from course_lib.offline_model.reading import base_name
 from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.wording import next_step, say
 
@@ -51,12 +52,13 @@ def _what_was_read(arguments: dict, lang: str = "en") -> str | None:
 
 def _changes_data(name: str, tools: list[dict]) -> bool:
     """Whether the tool `name` changes data: its declaration says "changes data" (the course's write
-    tools do), or its name, after any alias prefix, starts with a write verb (`fs__write_file`,
-    `save_learning_gap`, `apply_note_update`; not `preview_note_update`)."""
+    tools do), or its name, after any server prefix (`reading.base_name`), starts with a write verb
+    (`fs__write_file`, `mcp_fs__write_file`, `fs.write_file`, `save_learning_gap`, `apply_note_update`;
+    not `preview_note_update`)."""
     tool = next((tool for tool in tools if tool["name"] == name), {})
     if re.search(r"\bchanges data\b", str(tool.get("description", "")), re.I):
         return True
-    verb = re.match(r"[A-Za-z][a-z]*", name.rsplit("__", 1)[-1])
+    verb = re.match(r"[A-Za-z][a-z]*", base_name(name))
     return verb is not None and verb.group().lower() in _WRITE_VERBS
 
 

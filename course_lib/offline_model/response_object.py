@@ -20,7 +20,7 @@ from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.reasoning import add_reasoning
 from course_lib.offline_model.state import chained_input, remember
 from course_lib.offline_model.structured import responses_format
-from course_lib.offline_model.validation import _get, _type_error
+from course_lib.offline_model.validation import NAMESPACE_SEP, _get, _type_error
 
 CREATED_AT = 1767225600  # 2026-01-01T00:00:00Z: fixed so stored notebook outputs never change
 
@@ -31,9 +31,11 @@ def _tokens(text: str) -> int:
 
 def _output_item(entry: tuple, ids: RequestIds, index: int) -> dict[str, Any]:
     if entry[0] == "call":
-        return {"type": "function_call", "id": f"fc_{ids.mint(f'fc{index}', 24)}",
-                "call_id": f"call_{ids.mint(f'call{index}', 12)}", "name": entry[1],
+        namespace, _, name = entry[1].rpartition(NAMESPACE_SEP)  # a namespaced tool: "ref.read_text_file"
+        item = {"type": "function_call", "id": f"fc_{ids.mint(f'fc{index}', 24)}",
+                "call_id": f"call_{ids.mint(f'call{index}', 12)}", "name": name,
                 "arguments": json.dumps(entry[2], separators=(",", ":"), ensure_ascii=False), "status": "completed"}
+        return item | ({"namespace": namespace} if namespace else {})
     return {"type": "message", "id": f"msg_{ids.mint(f'msg{index}', 24)}", "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": entry[1], "annotations": [], "logprobs": []}]}
 
