@@ -356,3 +356,16 @@ def test_a_streamed_request_to_a_server_that_cannot_be_listed_is_a_424_before_an
     with pytest.raises(openai.APIStatusError) as caught:
         client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(free_port_url())], stream=True)
     assert caught.value.status_code == 424 and caught.value.body["type"] == "external_connector_error"
+
+
+def test_a_structured_answer_takes_its_values_from_the_platforms_own_mcp_call(client, files):
+    srv, _ = files
+    schema = {"type": "object", "properties": {"path": {"type": "string"}, "text": {"type": ["string", "null"]},
+                                               "ok": {"type": "boolean"}},
+              "required": ["path", "text", "ok"], "additionalProperties": False}  # fmt: skip
+    response = client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url, require_approval="never")],
+                                       text={"format": {"type": "json_schema", "name": "read", "schema": schema,
+                                                        "strict": True}})  # fmt: skip
+    assert types_of(response) == ["mcp_list_tools", "mcp_call", "message"]
+    assert json.loads(response.output_text) == {"path": "/workspace/notes.txt", "text": FIRST_3, "ok": True}
+    assert response.text.format.type == "json_schema"

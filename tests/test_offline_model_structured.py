@@ -335,3 +335,10 @@ def test_refs_and_bounds_are_kept():
               "additionalProperties": False}  # fmt: skip
     ev = Evidence(TASK, [Result("read_text_file", {"path": PATH}, read_output(FIVE))], "")
     assert fill(schema, ev, strict=True) == {"line_count": 3}  # 5 lines, clamped to the schema's maximum
+
+
+def test_a_data_call_the_framework_refused_is_not_repeated_and_the_output_tool_says_it_failed():
+    retried = json.dumps({"error": [{"type": "int_parsing", "loc": ["head"], "msg": "Input should be a valid integer"}]})
+    final = respond({"model": MODEL, "input": read_turn(retried), "tools": [READER, FINAL], "tool_choice": "required"})
+    [call] = final["output"]  # pydantic-ai's retry of read_text_file: no second identical read
+    assert call["name"] == "final_result" and json.loads(call["arguments"])["ok"] is False

@@ -261,6 +261,8 @@ def test_pydantic_ai_structured_output_over_responses_holds_the_real_read(base_u
     assert result.output == EXPECTED[case]
     # Two requests: the read, then the answer (the output tool only after the data tool; no loop).
     assert sum(message.kind == "response" for message in result.all_messages()) == 2
+    calls = [part.tool_name for message in result.all_messages() for part in message.parts if part.part_kind == "tool-call"]
+    assert calls == (["read_text_file"] if native else ["read_text_file", "final_result"])  # pydantic-ai's output tool
 
 
 def real_read(arguments: dict) -> str:
@@ -313,6 +315,16 @@ def langchain_structured(base_url: str, case: str, *, method: str, responses: bo
 @pytest.mark.parametrize("method", ["json_schema", "function_calling"])
 def test_langchain_with_structured_output_over_responses_holds_the_real_read(base_url, case, method):
     assert langchain_structured(base_url, case, method=method, responses=True) == EXPECTED[case]
+
+
+def test_langchain_asks_for_a_json_schema_response_format_unless_told_otherwise():
+    import inspect
+
+    from langchain_openai import ChatOpenAI
+
+    # json_schema (response_format / text.format) by default; function_calling forces a tool named
+    # after the schema, which the offline model fills as an output tool.
+    assert inspect.signature(ChatOpenAI.with_structured_output).parameters["method"].default == "json_schema"
 
 
 # ---- naming a server reaches it, under each framework's prefix ------------------------------------
