@@ -511,9 +511,9 @@ def as_object(ev: Evidence) -> dict:
     return {"task": ev.task, "answer": ev.answer, "results": results}
 
 
-def apply_format(plan: list[tuple], items: list[dict], fmt: Format | None, skip: frozenset[str] = frozenset()) -> list[tuple]:
+def apply_format(plan: list[tuple], items: list[dict], fmt: Format | None) -> list[tuple]:
     """`plan` with every message written in `fmt` (unchanged without one): the prose becomes the
     evidence's `answer`, the JSON its values (`fill`)."""
     if fmt is None:
         return plan
-    return [("message", fmt.render(evidence(items, step[1], skip))) if step[0] == "message" else step for step in plan]
+    return [("message", fmt.render(evidence(items, step[1]))) if step[0] == "message" else step for step in plan]
