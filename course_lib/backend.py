@@ -10,7 +10,8 @@
   Completions (`OPENAI_BASE_URL=http://localhost:11434/v1`, with any key: `OPENAI_API_KEY=local`).
   The key alone decides, so the exercise checks (which drop it) stay offline whatever the base URL.
 - not set → `course_lib.offline_model`, answering in-process: no network, deterministic output.
-- `COURSE_MODEL` overrides the model name (default `gpt-4.1`); this module is the one place it lives.
+- `COURSE_MODEL` overrides the model name (default `gpt-4.1`; the names live in `course_lib.models`,
+  re-exported here).
 - Anthropic Messages (`make_anthropic_client`): `ANTHROPIC_API_KEY` set → the real endpoint,
   model `COURSE_ANTHROPIC_MODEL` (default `claude-sonnet-4-6`); else the same offline model.
 
@@ -21,9 +22,8 @@ for, that this endpoint does not serve it, and how to set `COURSE_MODEL` (`_Mode
 
 from __future__ import annotations
 
-import os
-
 import json
+import os
 
 import anthropic
 import httpx
@@ -31,21 +31,14 @@ import httpx2
 import openai
 
 from course_lib.lang import say
+from course_lib.models import DEFAULT_ANTHROPIC_MODEL, DEFAULT_MODEL, anthropic_model_name, model_name
 from course_lib.offline_model import offline_transport
 
-DEFAULT_MODEL = "gpt-4.1"
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6"
+__all__ = ["DEFAULT_ANTHROPIC_MODEL", "DEFAULT_MODEL", "OFFLINE_BASE_URL", "anthropic_model_name",
+           "anthropic_transport", "describe_backend", "http_transport", "is_anthropic_offline", "is_offline",
+           "make_anthropic_client", "make_client", "model_name", "unknown_model_line"]
+
 OFFLINE_BASE_URL = "http://offline-model.invalid/v1"  # .invalid can never resolve: nothing leaks out
-
-
-def model_name() -> str:
-    """The model every request names: env `COURSE_MODEL`, else `DEFAULT_MODEL`."""
-    return os.environ.get("COURSE_MODEL") or DEFAULT_MODEL
-
-
-def anthropic_model_name() -> str:
-    """The model Anthropic Messages requests name: env `COURSE_ANTHROPIC_MODEL`, else the default."""
-    return os.environ.get("COURSE_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
 
 
 def is_offline() -> bool:

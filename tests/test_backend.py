@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import httpx
 
-from course_lib import backend
+from course_lib import backend, models
 
 
 def test_make_client_is_offline_without_a_key(monkeypatch):
@@ -53,3 +56,14 @@ def test_describe_backend_never_shows_the_key(monkeypatch):
     assert secret not in line and line.startswith("Backend: real endpoint api.openai.com;")
     with backend.make_client() as client:  # built, never used: no network in tests
         assert client.base_url.host == "api.openai.com"
+
+
+def test_the_offline_model_stands_below_backend_and_its_modules_import_no_circle():
+    # backend imports the offline model, never the other way round (the model name comes from
+    # course_lib.models); the Response builder and the stream need no hosted-MCP platform.
+    code = ("import sys, course_lib.offline_model.response_object, course_lib.offline_model.streaming; "
+            "print(sorted(m for m in ('course_lib.offline_model.hosted_mcp', 'course_lib.backend') if m in sys.modules)); "
+            "import course_lib.offline_model; print('course_lib.backend' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[:2] == ["[]", "False"]
+    assert backend.model_name is models.model_name and backend.DEFAULT_MODEL == models.DEFAULT_MODEL

@@ -16,7 +16,8 @@ import openai
 import pytest
 from openai.types.responses import ResponseFunctionToolCall
 
-from course_lib.offline_model import BadRequest, handle, respond
+from course_lib.offline_model import BadRequest, handle, offline_transport, respond
+from course_lib.offline_model.ids import renumbered
 
 MODEL = "gpt-4.1"
 NOTES = "alpha\nbeta\ngamma"
@@ -305,13 +306,36 @@ def test_results_of_edited_arguments_are_answered_not_called_again(client):
     assert response.output_text.startswith("Here are the first 5 lines of /workspace/notes.txt")  # what was read
 
 
-def test_same_request_gives_byte_identical_response():
+def test_two_identical_requests_get_the_same_answer_under_fresh_ids():
     body = {"model": MODEL, "input": "Show the first 20 lines of /workspace/notes.txt", "tools": [reader_tool()]}
     request = httpx.Request("POST", "http://offline/v1/responses", json=body)
-    first, second = handle(request), handle(request)
-    assert first.status_code == 200 and first.content == second.content
-    other = handle(httpx.Request("POST", "http://offline/v1/responses", json={**body, "input": "Show a.txt"}))
-    assert json.loads(other.content)["id"] != json.loads(first.content)["id"]
+    first, second = handle(request).json(), handle(request).json()
+    # A real API mints new ids for every response: a "new" request never returns an earlier call_id.
+    assert first["id"] != second["id"] and first["output"][0]["call_id"] != second["output"][0]["call_id"]
+    assert first["output"][0]["id"] != second["output"][0]["id"]
+    assert renumbered(first) == renumbered(second)  # the same response, ids aside
+
+
+def test_a_fresh_instance_replays_the_same_ids_byte_for_byte():
+    body = {"model": MODEL, "input": "Show the first 20 lines of /workspace/notes.txt", "tools": [reader_tool()]}
+
+    def run() -> list[bytes]:
+        with httpx.Client(transport=offline_transport()) as http:  # one model instance: its own count
+            return [http.post("http://offline/v1/responses", json=body).content for _ in range(3)]
+
+    first, again = run(), run()
+    assert first == again and len(set(first)) == 3  # fresh within a run, the same sequence every run
+
+
+def test_each_instance_counts_its_own_requests_whatever_the_others_do():
+    body = {"model": MODEL, "input": "hello"}
+    with httpx.Client(transport=offline_transport()) as one, httpx.Client(transport=offline_transport()) as two:
+        a = one.post("http://offline/v1/responses", json=body).json()["id"]
+        handle(httpx.Request("POST", "http://offline/v1/responses", json=body))  # the process's own count
+        two.post("http://offline/v1/responses", json=body)
+        b = one.post("http://offline/v1/responses", json=body).json()["id"]
+    with httpx.Client(transport=offline_transport()) as fresh:
+        assert [fresh.post("http://offline/v1/responses", json=body).json()["id"] for _ in range(2)] == [a, b]
 
 
 # ---- 400s, as the real API gives them -------------------------------------------------------------
@@ -394,7 +418,8 @@ def test_http_server_answers_and_exits_cleanly(stop):
         with openai.OpenAI(base_url=base, api_key="x", max_retries=0, timeout=10, _strict_response_validation=True,
                            http_client=httpx.Client(trust_env=False)) as remote:
             response = remote.responses.create(**body)
-        assert response.id == raw.json()["id"]  # same body, same answer, in-process or over HTTP
+        # Same body, same answer, in-process or over HTTP; the second request has ids of its own.
+        assert response.id != raw.json()["id"] and renumbered(response.to_dict()) == renumbered(raw.json())
         assert response.output[0].arguments == '{"path":"/workspace/notes.txt","head":20}'
     finally:
         server.send_signal(stop)  # SIGINT is what Ctrl-C sends

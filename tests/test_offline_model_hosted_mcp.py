@@ -8,6 +8,7 @@ import asyncio
 import json
 import socket
 
+import httpx
 import openai
 import pytest
 from openai.types.responses import (
@@ -24,7 +25,9 @@ from openai.types.responses.response_output_item import McpApprovalRequest, McpC
 
 from course_lib.fs_server import Workspace, build_server
 from course_lib.http_transport import serving
+from course_lib.offline_model import offline_transport
 from course_lib.offline_model.hosted_mcp import DENIED
+from course_lib.offline_model.ids import renumbered
 from course_lib.paths import workspace_dir
 from tests.test_outside_frameworks import base_url
 
@@ -45,6 +48,12 @@ def files():
 
 def mcp_tool(url, **extra):
     return {"type": "mcp", "server_label": "files", "server_url": url, **extra}
+
+
+def fresh_client():
+    """A client of a new model instance (its own count of requests: the same ids in every run)."""
+    return openai.OpenAI(api_key="offline", base_url="http://offline-model.invalid/v1", max_retries=0,
+                         http_client=httpx.Client(transport=offline_transport()), _strict_response_validation=True)
 
 
 def types_of(response):
@@ -251,13 +260,21 @@ def test_an_mcp_call_is_no_function_call_the_app_could_answer(client, files):
     assert workspace.reads == 1
 
 
-def test_ids_do_not_depend_on_the_servers_port(client):
+def test_ids_do_not_depend_on_the_servers_port():
     outputs = []
-    for _ in range(2):
-        with serving(build_server(Workspace(workspace_dir()))) as srv:
+    for _ in range(2):  # two runs, each a fresh model instance and a server on a new free port
+        with serving(build_server(Workspace(workspace_dir()))) as srv, fresh_client() as client:
             outputs.append(client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url)], store=False))
     assert [item.id for item in outputs[0].output] == [item.id for item in outputs[1].output]
-    assert outputs[0].output[1].id.startswith("mcpr_")
+    assert outputs[0].output[1].id.startswith("mcpr_") and outputs[0].usage == outputs[1].usage
+
+
+def test_every_request_gets_fresh_mcp_item_ids(client, files):
+    srv, _ = files
+    first, second = (client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url)], store=False)
+                     for _ in range(2))  # fmt: skip
+    assert {item.id for item in first.output}.isdisjoint(item.id for item in second.output)
+    assert renumbered(first.to_dict()) == renumbered(second.to_dict())
 
 
 def test_a_json_rpc_error_comes_back_as_an_mcp_protocol_error(client, files):
@@ -339,3 +356,16 @@ def test_a_streamed_request_to_a_server_that_cannot_be_listed_is_a_424_before_an
     with pytest.raises(openai.APIStatusError) as caught:
         client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(free_port_url())], stream=True)
     assert caught.value.status_code == 424 and caught.value.body["type"] == "external_connector_error"
+
+
+def test_a_structured_answer_takes_its_values_from_the_platforms_own_mcp_call(client, files):
+    srv, _ = files
+    schema = {"type": "object", "properties": {"path": {"type": "string"}, "text": {"type": ["string", "null"]},
+                                               "ok": {"type": "boolean"}},
+              "required": ["path", "text", "ok"], "additionalProperties": False}  # fmt: skip
+    response = client.responses.create(model=MODEL, input=TASK, tools=[mcp_tool(srv.url, require_approval="never")],
+                                       text={"format": {"type": "json_schema", "name": "read", "schema": schema,
+                                                        "strict": True}})  # fmt: skip
+    assert types_of(response) == ["mcp_list_tools", "mcp_call", "message"]
+    assert json.loads(response.output_text) == {"path": "/workspace/notes.txt", "text": FIRST_3, "ok": True}
+    assert response.text.format.type == "json_schema"

@@ -36,6 +36,9 @@ READS = {
                                                         "structuredContent": {"path": PATH, "text": LINES}}),
     "content blocks": json.dumps([{"type": "text", "text": LINES}]),
     "the execution layer's envelope": json.dumps({"ok": True, "data": {"text": LINES}}),
+    "the Node reference server's structured content": json.dumps({"content": LINES}),
+    "fastmcp's structured content of a str result": json.dumps({"result": LINES}),
+    "pydantic-ai's wrapper of a non-object result": json.dumps({"return_value": LINES}),
 }
 
 # What each host sends for a refused read, and the code the model must report.
@@ -83,6 +86,44 @@ def test_an_error_is_answered_as_an_error_with_its_code_whatever_the_host_sent(h
     assert "I could not read the file, so I won't say anything about what it contains." in text
     # What to try next: every shape but the course's own envelope (its `retryable` drives the host's retries).
     assert ("What to try next:" in text) is (host != "the execution layer's envelope")
+
+
+# Errors in plain words, as other servers and frameworks write them (their real messages are in
+# fixtures/refusal_corpus.json): no code of their own, the kind read from the words.
+PLAIN = {
+    "Access denied - path outside allowed directories: /etc/passwd not in /workspace": "FORBIDDEN",
+    "Access denied: /etc/passwd is outside the allowed directory /workspace": "FORBIDDEN",
+    "Cannot specify both head and tail parameters simultaneously": "INVALID_INPUT",
+    "Error calling tool 'read_text_file': [Errno 2] No such file or directory: '/workspace/x'": "ENOENT",
+    "Error calling tool 'read_text_file'": None,
+    "Unknown tool: 'read_txt'": "NOT_FOUND",
+    "An error occurred while running the tool. Please try again.": None,
+    "Tool 'read_text_file' timed out after 5 seconds.": "TIMEOUT",
+    "1 validation error for call[read_text_file]\npath\n  Missing required argument [type=missing_argument]": "INVALID_INPUT",
+    json.dumps({"error": [{"type": "string_type", "loc": ["path"], "msg": "Input should be a valid string"}]}):
+        "INVALID_INPUT",
+}
+
+
+@pytest.mark.parametrize("output", PLAIN)
+def test_an_error_in_plain_words_is_an_error_of_the_kind_its_words_say(output):
+    reading = read_output(output)
+    assert (reading.ok, reading.code, reading.kind) == (False, None, PLAIN[output])
+    text = answer(output)
+    assert "reported an error" in text and "Error code:" not in text and "Here are" not in text  # no code invented
+    assert text.splitlines()[-1].startswith("What to try next:")
+
+
+def test_advice_follows_the_kind_the_words_say():
+    assert answer(next(iter(PLAIN))).endswith("ask for a file the tool is allowed to read; I won't try to get around "
+                                              "the refusal.")  # fmt: skip
+    assert "try again in a moment" in answer("Tool 'read_text_file' timed out after 5 seconds.")
+
+
+@pytest.mark.parametrize("line", ["Cannot wait: deadlines matter", "Access denied is what a refusal says"])
+def test_a_one_line_read_that_opens_like_a_refusal_is_reported_as_an_error_never_the_reverse(line):
+    # The price of reading plain words (see tool_output): a false refusal, never a false success.
+    assert not read_output(line).ok and read_output(line + "\nand a second line").ok
 
 
 def test_the_agents_sdk_refusal_is_answered_in_full():

@@ -10,6 +10,7 @@ import pytest
 from openai.types.responses import Response
 
 from course_lib.offline_model import respond, state
+from course_lib.offline_model.ids import Counter, renumbered
 
 MODEL = "gpt-4.1"
 TASK = "Show the first 20 lines of /workspace/notes.txt"
@@ -82,17 +83,25 @@ def test_a_response_made_with_store_false_cannot_be_continued(client):
     assert TEXT in explicit.output_text
 
 
-def test_the_same_chain_gives_the_same_ids_every_time():
-    state.forget_all()
-    first = respond({"model": MODEL, "input": TASK, "tools": [TOOL]})
-    call = first["output"][0]
-    second = respond({"model": MODEL, "previous_response_id": first["id"], "tools": [TOOL],
-                      "input": [{"type": "function_call_output", "call_id": call["call_id"], "output": TEXT}]})
-    state.forget_all()
-    again = respond({"model": MODEL, "input": TASK, "tools": [TOOL]})
-    assert again == first
-    assert respond({"model": MODEL, "previous_response_id": again["id"], "tools": [TOOL],
-                    "input": [{"type": "function_call_output", "call_id": call["call_id"], "output": TEXT}]}) == second
+def test_the_same_chain_gives_the_same_ids_in_every_run_and_fresh_ids_within_one():
+    def run():
+        state.forget_all()
+        with Counter().answering():  # a new model instance
+            first = respond({"model": MODEL, "input": TASK, "tools": [TOOL]})
+            call = first["output"][0]
+            second = respond({"model": MODEL, "previous_response_id": first["id"], "tools": [TOOL],
+                              "input": [{"type": "function_call_output", "call_id": call["call_id"], "output": TEXT}]})
+            third = respond({"model": MODEL, "input": TASK, "tools": [TOOL]})  # the task again: a new answer
+        return first, second, third
+
+    first, second, third = run()
+    assert run() == (first, second, third)  # a new instance replays the same ids
+    assert third["id"] != first["id"] and third["output"][0]["call_id"] != first["output"][0]["call_id"]
+    assert renumbered(third) == renumbered(first)
+    earlier = first["output"][0]["call_id"]
+    with pytest.raises(Exception, match=f"No tool call found for function call output with call_id {earlier}"):
+        respond({"model": MODEL, "previous_response_id": third["id"], "tools": [TOOL],  # the earlier call's id
+                 "input": [{"type": "function_call_output", "call_id": earlier, "output": TEXT}]})  # answers nothing here
 
 
 def test_the_store_is_bounded_and_forgets_the_oldest_first(monkeypatch):

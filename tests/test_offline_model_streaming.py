@@ -1,6 +1,7 @@
 """The offline model with `stream: true`: server-sent events the openai SDK parses into its own
-typed events (strict response validation), the same answer as without streaming, byte-identical
-every time, in-process and over a real socket; bad input is a 400 before any event."""
+typed events (strict response validation), the same answer as without streaming (ids aside: every
+request gets fresh ones), byte-identical when a fresh instance replays it, in-process and over a
+real socket; bad input is a 400 before any event."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from openai.types.responses import (
 )
 
 from course_lib.offline_model import handle, offline_transport
+from course_lib.offline_model.ids import renumbered
 from course_lib.offline_model.server import OfflineModelServer
 from course_lib.offline_model.streaming import pieces, sse_frame, stream_events
 from tests.test_offline_model import MODEL, reader_tool
@@ -49,6 +51,10 @@ def streamed(client, text, **extra):
 def raw_stream(request_body: dict) -> bytes:
     response = handle(httpx.Request("POST", "http://offline/v1/responses", json=request_body))
     return response.read()
+
+
+def events_of(raw: bytes) -> list[dict]:
+    return [json.loads(line[6:]) for line in raw.decode().splitlines() if line.startswith("data: ")]
 
 
 # ---- the events ------------------------------------------------------------------------------
@@ -146,16 +152,24 @@ def test_pieces_join_back_to_exactly_the_text():
 # ---- the same answer, byte for byte ----------------------------------------------------------
 
 
-def test_the_same_request_gives_a_byte_identical_stream():
-    assert raw_stream(body(TWO_READS, stream=True)) == raw_stream(body(TWO_READS, stream=True))
+def test_a_fresh_instance_replays_the_same_stream_byte_for_byte():
+    def run() -> list[bytes]:
+        with httpx.Client(transport=offline_transport()) as http:
+            return [http.post("http://offline/v1/responses", json=body(TWO_READS, stream=True)).read() for _ in range(2)]
+
+    first, again = run(), run()
+    assert first == again
+    # Within one run the second stream is the same answer under ids of its own.
+    assert first[0] != first[1] and renumbered(events_of(first[0])) == renumbered(events_of(first[1]))
 
 
 def test_the_stream_ends_with_the_very_response_the_unstreamed_request_gets(client):
     plain = handle(httpx.Request("POST", "http://offline/v1/responses", json=body(TWO_READS))).json()
-    events = [json.loads(line[6:]) for line in raw_stream(body(TWO_READS, stream=True)).decode().splitlines()
-              if line.startswith("data: ")]  # fmt: skip
-    assert events[-1]["response"] == plain
-    assert [item for e in events if e["type"] == "response.output_item.done" for item in [e["item"]]] == plain["output"]
+    events = events_of(raw_stream(body(TWO_READS, stream=True)))
+    assert renumbered(events[-1]["response"]) == renumbered(plain)
+    done = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+    assert done == events[-1]["response"]["output"]  # within one stream, the very same items and ids
+    assert renumbered(done) == renumbered(plain["output"])
 
 
 def test_the_sdks_stream_helper_assembles_the_unstreamed_output(client):
@@ -163,10 +177,10 @@ def test_the_sdks_stream_helper_assembles_the_unstreamed_output(client):
     with client.responses.stream(**body(TWO_READS)) as stream:
         kinds = [event.type for event in stream]
         final = stream.get_final_response()
-    assert "response.function_call_arguments.delta" in kinds and final.id == plain.id
-    # The helper adds `parsed_arguments` to each call; everything else is the same.
-    assert [{k: v for k, v in item.to_dict().items() if k != "parsed_arguments"} for item in final.output] == \
-        [item.to_dict() for item in plain.output]
+    assert "response.function_call_arguments.delta" in kinds and final.id != plain.id
+    # The helper adds `parsed_arguments` to each call; everything else is the same, ids aside.
+    assert renumbered([{k: v for k, v in item.to_dict().items() if k != "parsed_arguments"} for item in final.output]) \
+        == renumbered([item.to_dict() for item in plain.output])
 
 
 def test_frames_carry_the_event_type_in_both_the_event_line_and_the_data():
@@ -235,14 +249,14 @@ def test_the_http_server_streams_chunked_event_frames_the_sdk_parses(server_url)
         again = list(client.responses.create(**body(TWO_READS), stream=True))  # the same kept-alive connection
         with pytest.raises(openai.BadRequestError, match="Unknown parameter: 'colour'"):
             client.responses.create(**body(ONE_READ), stream=True, extra_body={"colour": "red"})
-    assert [e.to_dict() for e in first] == [e.to_dict() for e in again]
+    assert renumbered([e.to_dict() for e in first]) == renumbered([e.to_dict() for e in again])
     assert first[-1].type == "response.completed" and len(first[-1].response.output) == 2
     with httpx.Client(timeout=10) as http:
         with http.stream("POST", f"{server_url}/responses", json=body(ONE_READ, stream=True)) as response:
             assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
             assert response.headers["transfer-encoding"] == "chunked" and "content-length" not in response.headers
             chunks = list(response.iter_raw())
-    assert b"".join(chunks) == raw_stream(body(ONE_READ, stream=True))
+    assert renumbered(events_of(b"".join(chunks))) == renumbered(events_of(raw_stream(body(ONE_READ, stream=True))))
 
 
 def test_a_client_that_leaves_mid_stream_does_not_stop_the_server(server_url):

@@ -1,7 +1,10 @@
 """Outside frameworks over Chat Completions: the OpenAI Agents SDK in its Chat Completions mode
 (`OpenAIChatCompletionsModel`) and pydantic-ai's chat model (`OpenAIChatModel`) drive the offline
 model's `POST /v1/chat/completions` over real HTTP, with our files server over stdio. Every answer
-must be grounded, as in tests/test_outside_frameworks.py (which drives them over Responses)."""
+must be grounded, as in tests/test_outside_frameworks.py (which drives them over Responses), and so
+must every structured answer: the Agents SDK's `output_type`, pydantic-ai's tool output and
+`NativeOutput`, openai's `chat.completions.parse` and LangChain's `with_structured_output` hold the
+real read's lines, or no success at all for a refused one."""
 
 import asyncio
 import re
@@ -10,6 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.test_outside_frameworks import CASES as READS
+from tests.test_outside_frameworks import EXPECTED, READ_TOOL, FileRead, agents_structured, langchain_structured
+from tests.test_outside_frameworks import pydantic_ai_structured, real_read
+
+EXPECTED_TASKS = {case: READS[case][0] for case in EXPECTED}
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKSPACE = ROOT / "fixtures" / "workspace"
@@ -102,3 +111,49 @@ def test_pydantic_ai_chat_model_answers_grounded(base_url):
     for case, result in results.items():
         check(case, result.output)
     check("good", streamed)
+
+
+# ---- structured output over Chat Completions ----------------------------------------------------
+
+
+@pytest.mark.parametrize("case", EXPECTED)
+def test_agents_sdk_output_type_over_chat_completions_holds_the_real_read(base_url, case):
+    from agents import set_tracing_disabled
+    from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
+
+    set_tracing_disabled(True)
+    output, _ = agents_structured(base_url, lambda client: OpenAIChatCompletionsModel(model="gpt-4.1", openai_client=client),
+                                  case)  # fmt: skip
+    assert output == EXPECTED[case]  # response_format json_schema, parsed and validated by the SDK
+
+
+@pytest.mark.parametrize("case", EXPECTED)
+@pytest.mark.parametrize("native", [False, True], ids=["tool output", "NativeOutput"])
+def test_pydantic_ai_structured_output_over_chat_holds_the_real_read(base_url, case, native):
+    from pydantic_ai import NativeOutput
+    from pydantic_ai.models.openai import OpenAIChatModel
+
+    result = pydantic_ai_structured(OpenAIChatModel, base_url, NativeOutput(FileRead) if native else FileRead, case)
+    assert result.output == EXPECTED[case]
+    assert sum(message.kind == "response" for message in result.all_messages()) == 2
+
+
+@pytest.mark.parametrize("case", EXPECTED)
+def test_openai_chat_parse_holds_the_real_read(base_url, case):
+    from openai import OpenAI
+
+    reader = {"type": "function", "function": {k: READ_TOOL[k] for k in ("name", "description", "parameters", "strict")}}
+    with OpenAI(base_url=base_url, api_key="offline", max_retries=0) as client:
+        messages = [{"role": "user", "content": EXPECTED_TASKS[case]}]
+        first = client.chat.completions.parse(model="gpt-4.1", messages=messages, tools=[reader], response_format=FileRead)
+        [call] = first.choices[0].message.tool_calls
+        messages += [first.choices[0].message.model_dump(exclude_none=True, exclude={"parsed"}),
+                     {"role": "tool", "tool_call_id": call.id, "content": real_read(call.function.parsed_arguments)}]
+        final = client.chat.completions.parse(model="gpt-4.1", messages=messages, tools=[reader], response_format=FileRead)
+    assert final.choices[0].message.parsed == EXPECTED[case]
+
+
+@pytest.mark.parametrize("case", EXPECTED)
+@pytest.mark.parametrize("method", ["json_schema", "function_calling"])
+def test_langchain_with_structured_output_over_chat_holds_the_real_read(base_url, case, method):
+    assert langchain_structured(base_url, case, method=method, responses=False) == EXPECTED[case]

@@ -25,11 +25,20 @@ or a strict tool's schema that breaks strict mode's rules), then behaves like a 
   when the request gives nothing to fill a call with, the tool with empty values ("" for the path,
   0, false, [], {}, or null where allowed), which the tool's own checks then refuse.
 
+Structured outputs (`structured`): with Responses `text.format`, Chat `response_format` or Anthropic
+`output_config.format` asking for JSON, the answer is JSON that fits the schema, every value taken
+from the turn's real tool results and the task (paths, counts, quoted lines, ok or not), an honest
+null or "not in the tool results" where nothing supports one; the Response echoes the format. An
+output tool (pydantic-ai's `final_result`, a tool `tool_choice` names to carry the answer) is
+filled the same way, once the data tools the task needs have run. A framework's retry feedback in a
+user message ("… this is automated feedback, not a message from the user") is not a new task.
+
 What it is not: a language model. It has no knowledge, makes no network calls (but one: with a
 hosted `mcp` tool it acts as the platform, the MCP client of a server on this machine, `hosted_mcp`)
-and is keyed to no notebook's exact wording. The same request always gives a byte-identical response (ids are hashes
-of the request body), so notebook outputs can be stored. With `stream: true` the same response
-comes as the SDK's server-sent events, in pieces (`streaming`). Like the real API it keeps the responses it
+and is keyed to no notebook's exact wording. The same request always gives the same answer, under ids
+that are fresh for every request yet the same in every run (`ids`: each `offline_transport()` counts
+its requests), so notebook outputs can be stored. With `stream: true` the same response comes as the
+SDK's server-sent events, in pieces (`streaming`). Like the real API it keeps the responses it
 gave unless told `store: false` (`state`: a bounded in-process store, so `previous_response_id`
 works), and stops at `max_output_tokens` with an incomplete response (`limits`).
 
@@ -120,7 +129,8 @@ from course_lib.offline_model.assistant import CHAT_REPLY
 from course_lib.offline_model.assistant_answer import EVIDENCE_MISSING
 from course_lib.offline_model.personas import PERSONA_KEY, PERSONAS
 from course_lib.offline_model.response import CREATED_AT, respond
-from course_lib.offline_model.server import handle, main, offline_transport, serve
+from course_lib.offline_model.server import handle, main, serve
+from course_lib.offline_model.transport import offline_transport
 from course_lib.offline_model.terms import key_terms
 from course_lib.offline_model.validation import BadRequest
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from course_lib.offline_model.reading import base_name
 from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.wording import next_step, say
 
@@ -51,12 +52,13 @@ def _what_was_read(arguments: dict, lang: str = "en") -> str | None:
 
 def _changes_data(name: str, tools: list[dict]) -> bool:
     """Whether the tool `name` changes data: its declaration says "changes data" (the course's write
-    tools do), or its name, after any alias prefix, starts with a write verb (`fs__write_file`,
-    `save_learning_gap`, `apply_note_update`; not `preview_note_update`)."""
+    tools do), or its name, after any server prefix (`reading.base_name`), starts with a write verb
+    (`fs__write_file`, `mcp_fs__write_file`, `fs.write_file`, `save_learning_gap`, `apply_note_update`;
+    not `preview_note_update`)."""
     tool = next((tool for tool in tools if tool["name"] == name), {})
     if re.search(r"\bchanges data\b", str(tool.get("description", "")), re.I):
         return True
-    verb = re.match(r"[A-Za-z][a-z]*", name.rsplit("__", 1)[-1])
+    verb = re.match(r"[A-Za-z][a-z]*", base_name(name))
     return verb is not None and verb.group().lower() in _WRITE_VERBS
 
 
@@ -73,18 +75,18 @@ def _error_lines(call: dict, asked: str, code: str | None, message: str, lang: s
 
 
 def _describe_write(call: dict, path: str | None, ok: bool, text: str, code: str | None, advise: bool = False,
-                    lang: str = "en") -> str:  # fmt: skip
+                    lang: str = "en", failure: str | None = None) -> str:  # fmt: skip
     """A write's result: what the tool returned (quoted, not judged), or the error and that the
     change was not made (or not confirmed) — never worded as a failed read. `advise`: end an
-    error with what to try next."""
+    error with what to try next; `failure`: the kind of failure it chooses by (else `code`)."""
     target = say("change_to", lang, path=path) if path else call["arguments"]
     if ok and not text:
         return say("no_text", lang, tool=call["name"], target=target)
     if ok:
         return say("returned", lang, tool=call["name"], target=target, text=text)
     asked = say("asked_change", lang, path=path) if path else say("asked_args", lang, arguments=call["arguments"])
-    advice = [_next_step(code, True, lang)] if advise else []
-    return "\n".join(_error_lines(call, asked, code, text, lang) + [_write_not_done(code, lang)] + advice)
+    advice = [_next_step(failure or code, True, lang)] if advise else []
+    return "\n".join(_error_lines(call, asked, code, text, lang) + [_write_not_done(failure or code, lang)] + advice)
 
 
 def _describe_result(call: dict, output: str, writes: bool = False, lang: str = "en") -> str:
@@ -98,10 +100,11 @@ def _describe_result(call: dict, output: str, writes: bool = False, lang: str = 
     reading = read_output(output)
     ok, text, code = reading.ok, reading.text, reading.code
     # The course's host sends the execution layer's envelope, whose `retryable` drives its own retry
-    # policy; any other error output gets a line on what to try next, as a careful model would add.
+    # policy; any other error output gets a line on what to try next, as a careful model would add,
+    # chosen by the tool's code, else by what its words say (`Reading.failure`).
     advise = not ok and not reading.envelope
     if writes:
-        return _describe_write(call, _path_argument(arguments), ok, text, code, advise, lang)
+        return _describe_write(call, _path_argument(arguments), ok, text, code, advise, lang, reading.failure)
     what = _what_was_read(arguments, lang)
     if ok and not text:
         return say("no_text", lang, tool=call["name"], target=what or call["arguments"])
@@ -111,7 +114,7 @@ def _describe_result(call: dict, output: str, writes: bool = False, lang: str = 
         return say("returned", lang, tool=call["name"], target=call["arguments"], text=text)
     asked = say("asked_read", lang, what=what) if what else say("asked_args", lang, arguments=call["arguments"])
     return "\n".join(_error_lines(call, asked, code, text, lang) + [say("not_read" if what else "no_result", lang)]
-                     + ([_next_step(code, False, lang)] if advise else []))  # fmt: skip
+                     + ([_next_step(reading.failure, False, lang)] if advise else []))  # fmt: skip
 
 
 def _answer_from_outputs(items: list[dict], outputs: list[dict], tools: list[dict], lang: str = "en") -> str:

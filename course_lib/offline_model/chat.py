@@ -5,7 +5,9 @@ Only the envelope differs; the plan is `plan._decide` over the same normalised i
 
 - the rule: `tools[i].function` {name, description, parameters, strict} (non-strict by default);
 - the value: `message.tool_calls[i].function.arguments`, JSON *text*, under `tool_calls[i].id`;
-- the result: a `{"role": "tool", "tool_call_id": …, "content": …}` message.
+- the result: a `{"role": "tool", "tool_call_id": …, "content": …}` message;
+- structured output: `response_format` (`json_schema` or `json_object`): the answer's `content` is
+  the JSON (`structured`), which `chat.completions.parse` turns into `message.parsed`.
 
 Pairing is checked with the real API's 400s (the wording, including its "preceeding", as seen in
 https://github.com/sdcb/chats/pull/132 and https://github.com/openai/openai-go/issues/43):
@@ -27,10 +29,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from course_lib.offline_model.ids import RequestIds, for_request
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.request_params import CHAT, check_json, check_parameters
-from course_lib.offline_model.response import CREATED_AT, _hex, _tokens
+from course_lib.offline_model.response_object import CREATED_AT, _tokens
+from course_lib.offline_model.structured import apply_format, chat_format
 from course_lib.offline_model.validation import (
     BadRequest,
     _get,
@@ -139,8 +143,8 @@ def _flat_tools(body: dict) -> dict:
     return {"tools": tools, "tool_choice": choice}
 
 
-def _plan(body: dict) -> tuple[str, list[tuple]]:
-    """Validate the body and plan the reply; returns the seed for ids and the plan."""
+def _plan(body: dict) -> tuple[RequestIds, list[tuple]]:
+    """Validate the body and plan the reply; returns the response's ids and the plan."""
     if not isinstance(body, dict):
         raise _type_error("body", dict, body)
     check_json(body)
@@ -151,12 +155,13 @@ def _plan(body: dict) -> tuple[str, list[tuple]]:
     items = _parse_messages(body)
     flat = _flat_tools(body)
     mode, allowed = _tool_policy(flat, _parse_tools(flat))
-    seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return seed, _decide(items, mode, allowed, parallel is not False, _persona(metadata))
+    fmt = chat_format(body, "\n".join(item["text"] for item in items if item["kind"] == "message"))
+    plan = apply_format(_decide(items, mode, allowed, parallel is not False, _persona(metadata)), items, fmt)
+    return for_request(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)), plan
 
 
-def _tool_calls(plan: list[tuple], seed: str) -> list[dict]:
-    return [{"id": f"call_{_hex(seed, f'call{i}', 24)}", "type": "function",
+def _tool_calls(plan: list[tuple], ids: RequestIds) -> list[dict]:
+    return [{"id": f"call_{ids.mint(f'call{i}', 24)}", "type": "function",
              "function": {"name": step[1], "arguments": json.dumps(step[2], separators=(",", ":"), ensure_ascii=False)}}
             for i, step in enumerate(plan) if step[0] == "call"]  # fmt: skip
 
@@ -172,19 +177,19 @@ def chat_completion(body: dict) -> dict:
     Raises:
         BadRequest: the body is malformed, as the real API would reject it.
     """
-    seed, plan = _plan(body)
-    calls = _tool_calls(plan, seed)
+    ids, plan = _plan(body)
+    calls = _tool_calls(plan, ids)
     text = "\n\n".join(step[1] for step in plan if step[0] == "message") or None
     message: dict[str, Any] = {"role": "assistant", "content": None if calls else text, "refusal": None,
                                "annotations": []}
     if calls:
         message["tool_calls"] = calls
     produced = (text or "") + "".join(c["function"]["name"] + c["function"]["arguments"] for c in calls)
-    return {"id": f"chatcmpl-{_hex(seed, 'chat', 24)}", "object": "chat.completion", "created": CREATED_AT,
+    return {"id": f"chatcmpl-{ids.mint('chat', 24)}", "object": "chat.completion", "created": CREATED_AT,
             "model": body["model"], "service_tier": "default", "system_fingerprint": None,
             "choices": [{"index": 0, "message": message, "logprobs": None,
                          "finish_reason": "tool_calls" if calls else "stop"}],
-            "usage": _usage(seed, produced)}
+            "usage": _usage(ids.body_text, produced)}
 
 
 def _pieces(text: str, size: int) -> list[str]:

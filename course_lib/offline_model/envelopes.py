@@ -1,8 +1,14 @@
 """The offline model's other endpoints, as a table `server.handle` consults before /v1/responses:
 
-    POST /v1/chat/completions   Chat Completions (chat.py), plain or `stream: true`
-    POST /v1/messages           Anthropic Messages (messages.py), plain or `stream: true`
-    GET  /v1/models[/{id}]      the model list (any name is served offline)
+    POST /v1/chat/completions          Chat Completions (chat.py), plain or `stream: true`
+    POST /v1/messages                  Anthropic Messages (messages.py), plain or `stream: true`;
+                                       with an `anthropic-beta` header, the beta request types
+                                       (the SDK's tool runner: message threads, `threads`)
+    POST /v1/messages/count_tokens     Anthropic's token count (`{"input_tokens": N}`)
+    GET  /v1/models[/{id}]             the model list (any name is served offline), in the shape of
+                                       the SDK that asks: Anthropic's (`ModelInfo`, a page with
+                                       `has_more`) when the request carries `anthropic-version` or
+                                       `x-api-key`, as the anthropic SDK's do, else OpenAI's
 
 Each answers in its own provider's error shape; any path none of them (nor /v1/responses) serves
 is a 404 that lists the endpoints, so a wrong path does not read like a wrong base URL.
@@ -11,17 +17,21 @@ is a 404 that lists the endpoints, so a wrong path does not read like a wrong ba
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from typing import Callable
 
 import httpx
 
+from course_lib.models import anthropic_model_name, model_name
 from course_lib.offline_model.chat import chat_completion, chat_sse
-from course_lib.offline_model.messages import AnthropicError, anthropic_message, message_sse
-from course_lib.offline_model.response import CREATED_AT
+from course_lib.offline_model.messages import AnthropicError, anthropic_message, count_tokens, message_sse
+from course_lib.offline_model.response_object import CREATED_AT
 from course_lib.offline_model.validation import BadRequest
 
-ENDPOINTS = ("POST /v1/responses", "POST /v1/chat/completions", "POST /v1/messages", "GET /v1/models")
+ENDPOINTS = ("POST /v1/responses", "POST /v1/chat/completions", "POST /v1/messages", "POST /v1/messages/count_tokens",
+             "GET /v1/models")  # fmt: skip
 OWNER = "course-offline-model"
+_CREATED = datetime.fromtimestamp(CREATED_AT, timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 def _json(status: int, payload: dict) -> httpx.Response:
@@ -33,7 +43,12 @@ def _sse(content: bytes) -> httpx.Response:
     return httpx.Response(200, content=content, headers={"content-type": "text/event-stream; charset=utf-8"})
 
 
-def _chat(body: object) -> httpx.Response:
+def _betas(request: httpx.Request) -> list[str]:
+    """The `anthropic-beta` header's values (the SDK joins several with commas)."""
+    return [beta.strip() for beta in request.headers.get("anthropic-beta", "").split(",") if beta.strip()]
+
+
+def _chat(body: object, request: httpx.Request) -> httpx.Response:
     try:
         stream = isinstance(body, dict) and body.get("stream") is True
         return _sse(chat_sse(body)) if stream else _json(200, chat_completion(body))  # type: ignore[arg-type]
@@ -41,36 +56,61 @@ def _chat(body: object) -> httpx.Response:
         return _json(400, error.to_body())
 
 
-def _messages(body: object) -> httpx.Response:
+def _messages(body: object, request: httpx.Request) -> httpx.Response:
     try:
         stream = isinstance(body, dict) and body.get("stream") is True
-        return _sse(message_sse(body)) if stream else _json(200, anthropic_message(body))  # type: ignore[arg-type]
+        betas = _betas(request)
+        return _sse(message_sse(body, betas)) if stream else _json(200, anthropic_message(body, betas))  # type: ignore[arg-type]
     except AnthropicError as error:
         return _json(400, error.to_body())
 
 
-def _model(name: str) -> dict:
+def _count_tokens(body: object, request: httpx.Request) -> httpx.Response:
+    try:
+        return _json(200, count_tokens(body, _betas(request)))  # type: ignore[arg-type]
+    except AnthropicError as error:
+        return _json(400, error.to_body())
+
+
+def _asks_like_anthropic(request: httpx.Request) -> bool:
+    """Whether the anthropic SDK sent the request: it always sends `anthropic-version`, and its key as
+    `x-api-key` (the openai SDK sends `Authorization: Bearer …`)."""
+    return "anthropic-version" in request.headers or "x-api-key" in request.headers
+
+
+def _model(name: str, anthropic: bool) -> dict:
+    if anthropic:  # anthropic.types.ModelInfo
+        return {"type": "model", "id": name, "display_name": f"{name} (offline)", "created_at": _CREATED,
+                "lifecycle": "active"}
     return {"id": name, "object": "model", "created": CREATED_AT, "owned_by": OWNER}
 
 
+def _models(path: str, request: httpx.Request) -> httpx.Response:
+    anthropic = _asks_like_anthropic(request)
+    if request.method != "GET":
+        message = f"Method {request.method} is not allowed on {path}; use GET."
+        return _error(405, message, "anthropic" if anthropic else "openai")
+    if not path.endswith("/models"):
+        return _json(200, _model(path.rsplit("/", 1)[1], anthropic))  # offline, every name is served
+    if anthropic:
+        name = anthropic_model_name()
+        return _json(200, {"data": [_model(name, True)], "first_id": name, "last_id": name, "has_more": False})
+    return _json(200, {"object": "list", "data": [_model(model_name(), False)]})
+
+
 # path suffix → (method, answer, error shape for an unreadable body)
-ROUTES: dict[str, tuple[str, Callable[[object], httpx.Response], str]] = {
+ROUTES: dict[str, tuple[str, Callable[[object, httpx.Request], httpx.Response], str]] = {
     "/chat/completions": ("POST", _chat, "openai"),
+    "/messages/count_tokens": ("POST", _count_tokens, "anthropic"),
     "/messages": ("POST", _messages, "anthropic"),
 }
 
 
 def route(request: httpx.Request) -> httpx.Response | None:
     """The answer of the endpoint `request` names, or None for /v1/responses and unknown paths."""
-    from course_lib.backend import model_name  # the name the course sends; imported late (backend imports us)
-
     path = request.url.path.rstrip("/")
     if path.endswith("/models") or "/models/" in path:
-        if request.method != "GET":
-            return _json(405, BadRequest(f"Method {request.method} is not allowed on {path}; use GET.").to_body())
-        if path.endswith("/models"):
-            return _json(200, {"object": "list", "data": [_model(model_name())]})
-        return _json(200, _model(path.rsplit("/", 1)[1]))  # offline, every name is served
+        return _models(path, request)
     for suffix, (method, answer, shape) in ROUTES.items():
         if path.endswith(suffix):
             if request.method != method:
@@ -80,7 +120,7 @@ def route(request: httpx.Request) -> httpx.Response | None:
                 body = json.loads(request.content)
             except (ValueError, RecursionError) as exc:
                 return _error(400, f"We could not parse the JSON body of your request: {exc}.", shape)
-            return answer(body)
+            return answer(body, request)
     return None
 
 

@@ -33,13 +33,13 @@ Decisions, and where they come from:
   content), `mcp_protocol_error` (a JSON-RPC error: code, message) or `http_error` (the server could
   not be reached any more).
 - A denied call is not made: no `mcp_call`; the model is told it was denied and says so.
-- Ids are hashes of the request without the servers' URLs (`_seed`), so a server on a free port gives
-  the same ids every run; an `mcp_call` is not a `function_call`: a `function_call_output` for its
+- Ids are minted from the request without the servers' URLs (`_seed`, then `ids.for_request`), so a
+  server on a free port gives the same ids every run; an `mcp_call` is not a `function_call`: a `function_call_output` for its
   id is refused as one that answers no call.
 - The offline model reaches only servers on this machine: a `server_url` whose host is not a
   loopback address (127.0.0.1, ::1, localhost), a `connector_id` or a `tunnel_id` is a 400.
 
-Streamed (`stream: true`), the items arrive with the real event types (`stream_item`).
+Streamed (`stream: true`), the items arrive with the real event types (`streaming.mcp_item_events`).
 """
 
 from __future__ import annotations
@@ -53,8 +53,9 @@ from urllib.parse import urlsplit
 
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.reasoning import check_input
-from course_lib.offline_model.response import _hex, _output_item, early_checks, finish, seed_of
-from course_lib.offline_model.streaming import pieces
+from course_lib.offline_model.ids import RequestIds, for_request
+from course_lib.offline_model.response_object import _output_item, early_checks, finish, seed_of
+from course_lib.offline_model.structured import apply_format, responses_format
 from course_lib.offline_model.validation import (
     BadRequest,
     _check_pairs,
@@ -350,12 +351,12 @@ def _seen(call: dict, output: str) -> list[dict]:
 class _Turn:
     """One response being built: its output items, and what the planner has seen so far."""
 
-    def __init__(self, seed: str, platform: _Platform, servers: dict[str, _Server]) -> None:
-        self.seed, self.platform, self.servers = seed, platform, servers
+    def __init__(self, ids: RequestIds, platform: _Platform, servers: dict[str, _Server]) -> None:
+        self.ids, self.platform, self.servers = ids, platform, servers
         self.output: list[dict] = []
 
     def _id(self, prefix: str) -> str:
-        return f"{prefix}_{_hex(self.seed, f'{prefix}{len(self.output)}', 24)}"
+        return f"{prefix}_{self.ids.mint(f'{prefix}{len(self.output)}', 24)}"
 
     def list_tools(self, server: _Server) -> list[dict]:
         tools = [tool for tool in self.platform.list_tools(server) if server.allows(tool)]
@@ -379,7 +380,7 @@ class _Turn:
 
 def _seed(body: dict) -> str:
     """`response.seed_of`, without the servers' URLs: a server on a free port (a notebook, a test) gets
-    the same ids every run; the `server_label` names the server."""
+    the same ids and usage every run; the `server_label` names the server."""
     tools = [{key: value for key, value in tool.items() if key != "server_url"}
              if isinstance(tool, dict) and tool.get("type") == "mcp" else tool for tool in body["tools"]]  # fmt: skip
     return seed_of({**body, "tools": tools})
@@ -408,7 +409,7 @@ def respond(body: dict) -> dict:
     functions = _parse_tools(body)
     _check_pairs([item for item in items if not item["kind"].startswith("mcp_")])  # an mcp_call is no function_call
     platform = _Platform()
-    turn = _Turn(_seed(body), platform, servers)
+    turn = _Turn(for_request(_seed(body)), platform, servers)
     try:
         listed = {item["server_label"]: item["tools"] for item in items
                   if item["kind"] == "mcp_list_tools" and not item["error"]}  # fmt: skip
@@ -422,10 +423,10 @@ def respond(body: dict) -> dict:
                                 if tool["name"] not in {f["name"] for f in functions}]  # fmt: skip
         mode, allowed = _tool_policy(body, declared)
         seen = check_input(_replay(items, servers, turn))
-        _plan_and_act(seen, mode, allowed, parallel is not False, persona, hosted, turn)
+        _plan_and_act(body, seen, mode, allowed, parallel is not False, persona, hosted, turn)
     finally:
         platform.close()
-    return finish(body, chained, turn.seed, turn.output)
+    return finish(body, chained, turn.ids, turn.output)
 
 
 def _replay(items: list[dict], servers: dict[str, _Server], turn: _Turn) -> list[dict]:
@@ -457,17 +458,17 @@ def _replay(items: list[dict], servers: dict[str, _Server], turn: _Turn) -> list
     return seen
 
 
-def _plan_and_act(seen: list[dict], mode: str, tools: list[dict], parallel: bool, persona: str,
+def _plan_and_act(body: dict, seen: list[dict], mode: str, tools: list[dict], parallel: bool, persona: str,
                   hosted: dict[str, tuple[_Server, dict]], turn: _Turn) -> None:  # fmt: skip
     """The platform's loop: the model plans; a hosted call is made (or its approval asked) at once and
     the model plans again with its output; the turn ends with an answer, an approval request or a
     function call for the app."""
     for _ in range(MAX_ROUNDS):
-        plan = _decide(seen, mode, tools, parallel, persona)
+        plan = apply_format(_decide(seen, mode, tools, parallel, persona), seen, responses_format(body))
         waiting = False
         for step in plan:
             if step[0] == "message" or step[1] not in hosted:
-                turn.output.append(_output_item(step, turn.seed, len(turn.output)))
+                turn.output.append(_output_item(step, turn.ids, len(turn.output)))
                 waiting = waiting or step[0] == "call"  # a function call: the app's to execute
                 continue
             server, tool = hosted[step[1]]
@@ -481,37 +482,4 @@ def _plan_and_act(seen: list[dict], mode: str, tools: list[dict], parallel: bool
             return
         mode = "auto" if mode == "required" else mode  # obliged to call once, not forever
     turn.output.append(_output_item(("message", "I stopped after too many tool calls in one response."),
-                                    turn.seed, len(turn.output)))
-
-
-# ---- streaming ---------------------------------------------------------------------------------------
-
-
-def stream_item(item: dict, index: int, emit: Callable[..., None]) -> bool:
-    """The events of one mcp_* output item, in the real API's order; False for other items.
-
-        mcp_list_tools:  output_item.added (no tools yet), mcp_list_tools.in_progress, .completed,
-                         output_item.done
-        mcp_call:        output_item.added ("" arguments), mcp_call_arguments.delta × n, .done,
-                         mcp_call.in_progress, mcp_call.completed (or .failed), output_item.done
-        other mcp_*:     output_item.added and output_item.done, whole
-    """
-    at = {"item_id": item["id"], "output_index": index}
-    if item["type"] == "mcp_list_tools":
-        emit("response.output_item.added", output_index=index, item={**item, "tools": []})
-        emit("response.mcp_list_tools.in_progress", **at)
-        emit("response.mcp_list_tools.completed", **at)
-    elif item["type"] == "mcp_call":
-        started = {**item, "arguments": "", "output": None, "error": None, "status": "in_progress"}
-        emit("response.output_item.added", output_index=index, item=started)
-        for piece in pieces(item["arguments"]):
-            emit("response.mcp_call_arguments.delta", **at, delta=piece)
-        emit("response.mcp_call_arguments.done", **at, arguments=item["arguments"])
-        emit("response.mcp_call.in_progress", **at)
-        emit("response.mcp_call.failed" if item["error"] else "response.mcp_call.completed", **at)
-    elif item["type"] in ITEM_TYPES:
-        emit("response.output_item.added", output_index=index, item=item)
-    else:
-        return False
-    emit("response.output_item.done", output_index=index, item=item)
-    return True
+                                    turn.ids, len(turn.output)))

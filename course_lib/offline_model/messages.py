@@ -18,8 +18,14 @@ Each `tool_use` block must have a corresponding `tool_result` block in the next 
 "messages.1.content.0.tool_use.input: Input should be a valid dictionary".
 
 Streamed (`stream: true`): `message_start`, per block `content_block_start` / `content_block_delta`
-(`text_delta`, or `input_json_delta` whose `partial_json` pieces only parse once joined) /
-`content_block_stop`, then `message_delta` (the `stop_reason`) and `message_stop`.
+(`text_delta`, `thinking_delta` then `signature_delta`, or `input_json_delta` whose `partial_json`
+pieces only parse once joined) / `content_block_stop`, then `message_delta` (the `stop_reason`) and
+`message_stop`.
+
+Also: structured output (`output_config.format`, and the forced-tool pattern: `structured`), a
+thinking block first when `thinking` is enabled (`thinking`), the beta message threads the SDK's
+tool runner sends with its `anthropic-beta` header (`threads`), and `count_tokens`, whose count is
+the reply's `usage.input_tokens` for the same prompt.
 """
 
 from __future__ import annotations
@@ -27,25 +33,41 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from course_lib.offline_model.ids import for_request
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
-from course_lib.offline_model.request_params import MESSAGES, check_json, first_fault
-from course_lib.offline_model.response import _hex, _tokens
+from course_lib.offline_model import threads
+from course_lib.offline_model.reading import _last_turn, _latest_user_text
+from course_lib.offline_model.request_params import (
+    BETA_COUNT_TOKENS,
+    BETA_MESSAGES,
+    COUNT_TOKENS,
+    MESSAGES,
+    check_json,
+    first_fault,
+)
+from course_lib.offline_model.response_object import _tokens
+from course_lib.offline_model.structured import apply_format, messages_format
+from course_lib.offline_model.thinking import ThinkingError, thinking_block, thinking_config, thought
 from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.validation import BadRequest, _parse_tools, _tool_policy
+from course_lib.offline_model.wording import language
 
 
 class AnthropicError(Exception):
-    """A request Anthropic's API refuses; `to_body` gives its error shape (HTTP 400)."""
+    """A request Anthropic's API refuses; `to_body` gives its error shape (HTTP 400). `error_code`
+    goes into `error.details`, where the SDK's thread logic reads it (`threads`)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, error_code: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
+        self.message, self.error_code = message, error_code
 
     def to_body(self) -> dict[str, Any]:
-        request_id = f"req_offline{_hex(self.message, 'req', 16)}"
-        return {"type": "error", "error": {"type": "invalid_request_error", "message": self.message},
-                "request_id": request_id}
+        request_id = f"req_offline{for_request(self.message).mint('req', 16)}"  # fresh for every answer
+        error: dict[str, Any] = {"type": "invalid_request_error", "message": self.message}
+        if self.error_code is not None:
+            error["details"] = {"error_code": self.error_code}
+        return {"type": "error", "error": error, "request_id": request_id}
 
 
 _KINDS = {str: "a valid string", dict: "a valid dictionary", list: "a valid list", bool: "a valid boolean",
@@ -75,16 +97,19 @@ _SHOULD_BE = {"string": "a valid string", "integer": "a valid integer", "decimal
               "boolean": "a valid boolean", "object": "a valid dictionary", "array": "a valid list"}  # fmt: skip
 
 
-def _check_parameters(body: dict) -> None:
+def _check_parameters(body: dict, api: tuple[str, str] = MESSAGES) -> None:
     """Refuse an unknown top-level key or one of the wrong JSON type, as the SDK's own request types
-    (`anthropic.types.message_create_params`, see `request_params`) declare them.
+    (`anthropic.types.message_create_params`, its beta twin with an `anthropic-beta` header, or the
+    count_tokens ones; see `request_params`) declare them. `betas` is a header, never a body key.
 
     Raises:
         AnthropicError: "foo: Extra inputs are not permitted" for the first unknown key (as in
             https://github.com/amrit110/oli/issues/7 and https://github.com/Aider-AI/aider/issues/4404),
             else "max_tokens: Input should be a valid integer" (or `'a' or 'b'` for literals).
     """
-    fault = first_fault(body, MESSAGES)
+    if "betas" in body:
+        raise AnthropicError("betas: Extra inputs are not permitted")
+    fault = first_fault(body, api)
     if fault is None:
         return
     if fault.kinds is None:
@@ -205,54 +230,101 @@ def _policy(body: dict) -> tuple[str, list[dict], bool]:
     return mode, allowed, choice.get("disable_parallel_tool_use") is not True
 
 
-def anthropic_message(body: dict) -> dict:
-    """Answer one non-streamed `POST /v1/messages` body with a Message JSON dict.
-
-    Raises:
-        AnthropicError: the body is malformed, as the real API would reject it.
-    """
+def _checked(body: Any, api: tuple[str, str]) -> dict:
+    """The checks every Messages request gets first: an object, valid JSON, a model, known keys."""
     if not isinstance(body, dict):
         raise AnthropicError("Input should be a valid dictionary")
     try:
         check_json(body)
     except BadRequest as error:
         raise AnthropicError(error.message) from None
-    model = _field(body, "model", "", str)
-    _check_parameters(body)
-    _field(body, "max_tokens", "", int)  # required by the real API, unlike Responses and Chat
+    _field(body, "model", "", str)
+    _check_parameters(body, api)
+    return body
+
+
+_PROMPT = ("system", "messages", "tools", "tool_choice", "thinking", "output_config")
+
+
+def _input_tokens(body: dict) -> int:
+    """What the prompt counts: the same for `count_tokens` and for the reply's `usage`."""
+    prompt = {key: body[key] for key in _PROMPT if key in body}
+    return _tokens(json.dumps(prompt, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+
+
+def count_tokens(body: dict, betas: list[str] | None = None) -> dict:
+    """Answer `POST /v1/messages/count_tokens`: `{"input_tokens": N}`, the count `usage.input_tokens`
+    would give the same prompt (a rough 4 characters a token, as everywhere in this model).
+
+    Raises:
+        AnthropicError: the body is malformed, as the real API would reject it.
+    """
+    body = _checked(body, BETA_COUNT_TOKENS if betas else COUNT_TOKENS)
+    _parse_messages(body)
+    _policy(body)
+    return {"input_tokens": _input_tokens(body)}
+
+
+def anthropic_message(body: dict, betas: list[str] | None = None) -> dict:
+    """Answer one non-streamed `POST /v1/messages` body with a Message JSON dict; `betas`: the
+    `anthropic-beta` header's values (a thread needs `threads.BETA`).
+
+    Raises:
+        AnthropicError: the body is malformed, as the real API would reject it.
+    """
+    betas = betas or []
+    body = _checked(body, BETA_MESSAGES if betas else MESSAGES)
+    model = body["model"]
+    max_tokens = _field(body, "max_tokens", "", int)  # required by the real API, unlike Responses and Chat
     metadata = _field(body, "metadata", "", dict, optional=True)
-    items = _parse_messages(body)
-    mode, allowed, parallel = _policy(body)
-    seed = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    plan = _decide(items, mode, allowed, parallel, _persona(metadata))
+    try:
+        whole, thread = threads.resolve(body, betas)  # a `continue` turn: the thread's messages, system, tools first
+        thinking = thinking_config(body, max_tokens)
+        fmt = messages_format(body)
+    except (threads.ThreadError, ThinkingError, BadRequest) as error:
+        raise AnthropicError(str(error), error.code if isinstance(error, threads.ThreadError) else None) from None
+    items = _parse_messages(whole)
+    mode, allowed, parallel = _policy(whole)
+    plan = apply_format(_decide(items, mode, allowed, parallel, _persona(metadata)), items, fmt)
+    ids = for_request(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
     content = [{"type": "text", "text": step[1], "citations": None} for step in plan if step[0] == "message"]
-    content += [{"type": "tool_use", "id": f"toolu_{_hex(seed, f'toolu{i}', 24)}", "name": step[1], "input": step[2]}
+    content += [{"type": "tool_use", "id": f"toolu_{ids.mint(f'toolu{i}', 24)}", "name": step[1], "input": step[2]}
                 for i, step in enumerate(plan) if step[0] == "call"]  # text first, as Claude writes it
+    if thinking is not None:  # before everything else, as Claude thinks first
+        after = any(item["kind"] == "output" for item in _last_turn(items))
+        content.insert(0, thinking_block(thinking, thought(plan, after, language(_latest_user_text(items)))))
     produced = json.dumps(content, ensure_ascii=False)
-    return {"id": f"msg_{_hex(seed, 'msg', 24)}", "type": "message", "role": "assistant", "model": model,
-            "content": content, "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": _tokens(seed), "output_tokens": _tokens(produced),
-                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard"}}
+    message = {"id": f"msg_{ids.mint('msg', 24)}", "type": "message", "role": "assistant", "model": model,
+               "content": content,
+               "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn",
+               "stop_sequence": None,
+               "usage": {"input_tokens": _input_tokens(whole), "output_tokens": _tokens(produced),
+                         "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard"}}
+    threads.remember(whole, thread, message)
+    return message
 
 
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
-def message_events(body: dict) -> list[dict]:
+def message_events(body: dict, betas: list[str] | None = None) -> list[dict]:
     """The same answer as `anthropic_message`, as the events a stream sends.
 
     Raises:
         AnthropicError: the body is malformed (before any event: a real stream answers 400 too).
     """
-    whole = anthropic_message(body)
+    whole = anthropic_message(body, betas)
     start = {**whole, "content": [], "stop_reason": None, "usage": {**whole["usage"], "output_tokens": 1}}
     events: list[dict] = [{"type": "message_start", "message": start}]
     for index, block in enumerate(whole["content"]):
         if block["type"] == "text":
             opened, deltas = {"type": "text", "text": "", "citations": None}, [
                 {"type": "text_delta", "text": piece} for piece in _pieces(block["text"], 16)]
+        elif block["type"] == "thinking":  # the thought in pieces, then its signature whole
+            opened = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": piece} for piece in _pieces(block["thinking"], 16)
+                      if piece] + [{"type": "signature_delta", "signature": block["signature"]}]  # fmt: skip
         else:
             opened = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             deltas = [{"type": "input_json_delta", "partial_json": piece}
@@ -266,7 +338,7 @@ def message_events(body: dict) -> list[dict]:
     return events
 
 
-def message_sse(body: dict) -> bytes:
+def message_sse(body: dict, betas: list[str] | None = None) -> bytes:
     """The stream's bytes: `event: <type>` and `data: {event}` for each event."""
     return "".join(f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n"
-                   for event in message_events(body)).encode("utf-8")
+                   for event in message_events(body, betas)).encode("utf-8")

@@ -8,6 +8,8 @@ docstring (`course_lib.offline_model`).
 
 from __future__ import annotations
 
+import json
+
 from course_lib.offline_model.answers import _answer_from_outputs
 from course_lib.offline_model.assistant import _assistant_plan
 from course_lib.offline_model.personas import _injected_call
@@ -21,6 +23,8 @@ from course_lib.offline_model.reading import (
     _latest_user_text,
     _path_property,
 )
+from course_lib.offline_model.structured import evidence, fill, is_output_tool
+from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.wording import language, listed, say
 
 
@@ -32,8 +36,13 @@ def _decide(items: list[dict], mode: str, tools: list[dict], parallel: bool, per
     """The output plan: ("call", tool name, arguments) and ("message", text) entries.
 
     Under a forcing `tool_choice` ("required", a named function, allowed tools in "required" mode)
-    the plan always holds a call, as the real API guarantees; see `_forced_calls`.
+    the plan always holds a call, as the real API guarantees; see `_forced_calls`. With an output
+    tool declared (`structured.is_output_tool`), the answer goes into a call of it: `_with_output_tool`.
     """
+    forced = tools[0]["name"] if mode == "forced" and tools else None
+    finals = [tool for tool in tools if is_output_tool(tool, forced)] if mode != "none" else []
+    if finals:
+        return _with_output_tool(items, [tool for tool in tools if tool not in finals], finals[0], parallel, persona)
     plan = _plan(items, mode, tools, parallel, persona)
     if mode in ("required", "forced") and tools and not any(step[0] == "call" for step in plan):
         return _forced_calls([], tools[0], parallel)  # e.g. the notes assistant had its answer ready
@@ -75,6 +84,39 @@ def _plan(items: list[dict], mode: str, tools: list[dict], parallel: bool, perso
     if mode in ("required", "forced") and tools:
         return _forced_calls(calls, forced or reader or tools[0], parallel)
     return [("message", _reply_without_call(text, mode, reader, reads))]
+
+
+def _with_output_tool(items: list[dict], data: list[dict], final: dict, parallel: bool, persona: str) -> list[tuple]:
+    """The plan when the final answer is a call of the output tool `final`: first the calls of the
+    data tools the task needs (as a careful model would make them, free to choose); then, in place
+    of the answer it would have written, `final` filled from the evidence (`structured.fill`). A
+    call of `final` the framework refused (its retry) is not made again with the same arguments:
+    the answer goes out in prose instead, so the framework's own check reports the failure."""
+    plan = _plan(items, "auto", data, parallel, persona)
+    calls = [step for step in plan if step[0] == "call"]
+    if calls:
+        return calls
+    prose = "\n\n".join(step[1] for step in plan if step[0] == "message")
+    arguments = fill(final.get("parameters"), evidence(items, prose, frozenset({final["name"]})),
+                     strict=final.get("strict") is True)
+    if _refused_before(items, final["name"], arguments):
+        return [("message", prose)]
+    return [("call", final["name"], arguments)]
+
+
+def _refused_before(items: list[dict], name: str, arguments: dict) -> bool:
+    """Whether this turn already called `name` with these very arguments and got an error back."""
+    turn = _last_turn(items)
+    outputs = {item["call_id"]: item["text"] for item in turn if item["kind"] == "output"}
+    for item in turn:
+        if item["kind"] == "call" and item["name"] == name and item["call_id"] in outputs:
+            try:
+                same = json.loads(item["arguments"]) == arguments
+            except ValueError:
+                same = False
+            if same and not read_output(outputs[item["call_id"]]).ok:
+                return True
+    return False
 
 
 def _forced_calls(calls: list[tuple], tool: dict, parallel: bool) -> list[tuple]:

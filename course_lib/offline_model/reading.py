@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from course_lib.offline_model.validation import strict_in_effect
+from course_lib.offline_model.validation import NAMESPACE_SEP, strict_in_effect
 
 _NUMBER_WORDS = dict(zip("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
                          "fifteen sixteen seventeen eighteen nineteen twenty".split(), range(1, 21)))
@@ -179,14 +179,70 @@ def _mentions(text: str, word: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", text, re.I) is not None
 
 
+# How hosts put a server's name into a tool's name (checked in their sources): the course's
+# `<prefix>__<name>` (`declarations.alias_for`), the OpenAI Agents SDK's `include_server_in_tool_names`
+# `mcp_<server>__<name>` (agents/mcp/util.py `_build_prefixed_tool_base_name`; the server's name with
+# every character but letters, digits, _ and - made _), pydantic-ai's `.prefixed(p)` `<p>_<name>`
+# (pydantic_ai/toolsets/prefixed.py), and the Responses `namespace` tool (`<namespace>.<name>` here).
+_AGENTS_SDK = re.compile(r"mcp_(.+?)__(.+)")
+
+
+def base_name(name: str) -> str:
+    """A tool's name without the server part a host put in front (`mcp_ref__read_text_file`,
+    `ref__read_text_file`, `ref.read_text_file` → `read_text_file`; pydantic-ai's `ref_read_text_file`
+    cannot be told apart from a name with an underscore, so it stays as it is)."""
+    name = name.rpartition(NAMESPACE_SEP)[2]
+    found = _AGENTS_SDK.fullmatch(name)
+    return found.group(2) if found else name.rpartition("__")[2]
+
+
+def server_of(tool: dict, others: list[dict]) -> str | None:
+    """The server part of a tool's name, in any host's convention (see above); `others`: the tools
+    that may share its base name (pydantic-ai's `<prefix>_<name>` is found by the name they share)."""
+    name = tool["name"]
+    if tool.get("namespace"):
+        return tool["namespace"]
+    if (found := _AGENTS_SDK.fullmatch(name)) is not None:
+        return found.group(1)
+    if "__" in name:
+        return name.partition("__")[0]
+    for other in others:  # "ref_read_text_file" beside "read_text_file" or "files_read_text_file"
+        shared = _shared_suffix(name, other["name"])  # (the shared part must read: "read_file" and
+        if other is not tool and name != shared and _is_reader({"name": shared}):  # "read_text_file" share only "file")
+            return name[: -len(shared)].rstrip("_") or None
+    return None
+
+
+def _shared_suffix(a: str, b: str) -> str:
+    """The longest run of whole `_`-separated words both names end with ("read_text_file")."""
+    words_a, words_b = a.split("_"), b.split("_")
+    n = 0
+    while n < min(len(words_a), len(words_b)) and words_a[-1 - n] == words_b[-1 - n]:
+        n += 1
+    return "_".join(words_a[len(words_a) - n :]) if n else ""
+
+
+def _names_server(text: str, server: str) -> bool:
+    """Whether the request names the server ("with the ref server", "用 ref 服务器", "the ref-fs server"
+    for `ref_fs`)."""
+    words = [word for word in re.split(r"[_\-\s]+", server) if word]
+    if not words:
+        return False
+    joined = r"[\s_\-]*".join(re.escape(word) for word in words)
+    return re.search(rf"(?<![A-Za-z0-9_]){joined}(?![A-Za-z0-9_])", text, re.I) is not None
+
+
 def _find_reader_tool(tools: list[dict], text: str) -> dict | None:
     """The file-reading tool to use: one named in the request ("using ref__read_text_file"),
-    else one whose alias prefix is named ("with the ref server"), else the first declared."""
+    else one whose server is named ("with the ref server", in any host's naming: `server_of`),
+    else the first declared."""
     readers = [tool for tool in tools if _is_reader(tool) and _path_property(tool)]
 
     def score(tool: dict) -> int:
-        prefix, sep, _ = tool["name"].partition("__")
-        return 2 if _mentions(text, tool["name"]) else 1 if sep and _mentions(text, prefix) else 0
+        if _mentions(text, tool["name"]):
+            return 2
+        server = server_of(tool, readers)
+        return 1 if server and _names_server(text, server) else 0
 
     return max(readers, key=score, default=None)  # max keeps the first of equals: declaration order
 
@@ -223,11 +279,30 @@ def _empty_arguments(tool: dict) -> dict[str, Any]:
     return values
 
 
+# A framework's automated feedback in a user message is not a new task: pydantic-ai's retry
+# ("Your previous response failed the application's validation (this is automated feedback, not a
+# message from the user):" and a <pyai:validation_errors> or <pyai:retry_feedback> fence; before 2.x,
+# "Validation feedback: … Fix the errors and try again."). The task stays the request before it.
+_FEEDBACK = re.compile(r"\(this is automated feedback, not a message from the user\)|<pyai:[a-z_]+>"
+                       r"|\AValidation feedback:|Fix the errors and try again\.\s*\Z")
+
+
+def is_feedback(text: str) -> bool:
+    """Whether a user message is a framework's automated feedback rather than the user's request."""
+    return _FEEDBACK.search(text) is not None
+
+
+def _asks(item: dict) -> bool:
+    return item.get("role") == "user" and not is_feedback(item.get("text", ""))
+
+
 def _latest_user_text(items: list[dict]) -> str:
-    return next((item["text"] for item in reversed(items) if item.get("role") == "user"), "")
+    """The latest request the user made (a framework's feedback is not one)."""
+    return next((item["text"] for item in reversed(items) if _asks(item)), "")
 
 
 def _last_turn(items: list[dict]) -> list[dict]:
-    """Everything after the last user message: the model's calls and their results so far."""
-    users = [i for i, item in enumerate(items) if item.get("role") == "user"]
+    """Everything after the user's last request: the model's calls, their results and any
+    framework feedback so far."""
+    users = [i for i, item in enumerate(items) if _asks(item)]
     return items[users[-1] + 1 :] if users else items

@@ -134,10 +134,14 @@ def _fits(kind: _Kind, value: Any) -> bool:
     return isinstance(value, list)
 
 
-# Each envelope's request types: the module, and the prefix of its `…NonStreaming` / `…Streaming` TypedDicts.
+# Each envelope's request types: the module, and the prefix of its `…NonStreaming` / `…Streaming` TypedDicts
+# (or the name of its one TypedDict, for a request that does not stream).
 RESPONSES = ("openai.types.responses.response_create_params", "ResponseCreateParams")
 CHAT = ("openai.types.chat.completion_create_params", "CompletionCreateParams")
 MESSAGES = ("anthropic.types.message_create_params", "MessageCreateParams")
+BETA_MESSAGES = ("anthropic.types.beta.message_create_params", "MessageCreateParams")  # with an anthropic-beta header
+COUNT_TOKENS = ("anthropic.types.message_count_tokens_params", "MessageCountTokensParams")
+BETA_COUNT_TOKENS = ("anthropic.types.beta.message_count_tokens_params", "MessageCountTokensParams")
 
 
 @functools.cache
@@ -147,7 +151,8 @@ def _parameters(api: tuple[str, str] = RESPONSES) -> dict[str, list[_Kind] | Non
     module, prefix = api
     params = importlib.import_module(module)
     merged: dict[str, list[_Kind] | None] = {}
-    for typed in (getattr(params, f"{prefix}NonStreaming"), getattr(params, f"{prefix}Streaming")):
+    both = [getattr(params, f"{prefix}{kind}", None) for kind in ("NonStreaming", "Streaming")]
+    for typed in both if all(both) else [getattr(params, prefix)]:
         for name, hint in typing.get_type_hints(typed).items():
             kinds = _kinds(hint)
             if name in merged and merged[name] is not None and kinds is not None:

@@ -1,26 +1,20 @@
 """`respond`: one `POST /v1/responses` body in, one Response JSON dict out (deterministic; the only
 state is the store of earlier responses that `previous_response_id` reads, see `state`).
 
-Validates the body, plans the output, then builds the Response: ids are hashes of the request
-body, `created_at` is fixed and usage is a rough token count, so the same request always gives a
-byte-identical response.
+Validates the body, plans the output (as JSON when `text.format` asks for it: `structured`), then
+builds the Response (`response_object`). A body with a hosted `mcp` tool is answered by
+`hosted_mcp`, which acts as the platform.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
-from typing import Any
-
-from course_lib.offline_model.limits import apply_limit, max_output_tokens
-from course_lib.offline_model.personas import _persona
+from course_lib.offline_model.ids import for_request
 from course_lib.offline_model.plan import _decide
-from course_lib.offline_model.reasoning import add_reasoning, check_input
+from course_lib.offline_model.reasoning import check_input
 from course_lib.offline_model.request_params import check_parameters
-from course_lib.offline_model.state import chained_input, remember
+from course_lib.offline_model.response_object import CREATED_AT, _output_item, early_checks, finish, seed_of
+from course_lib.offline_model.structured import apply_format, responses_format
 from course_lib.offline_model.validation import (
-    BadRequest,
     _check_pairs,
     _get,
     _parse_input,
@@ -29,31 +23,7 @@ from course_lib.offline_model.validation import (
     _type_error,
 )
 
-CREATED_AT = 1767225600  # 2026-01-01T00:00:00Z: fixed so stored notebook outputs never change
-
-
-def _hex(seed: str, label: str, length: int) -> str:
-    return hashlib.sha256(f"{seed}|{label}".encode()).hexdigest()[:length]
-
-
-def _tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)  # a rough, deterministic stand-in for a tokenizer
-
-
-def _output_item(entry: tuple, seed: str, index: int) -> dict[str, Any]:
-    if entry[0] == "call":
-        return {"type": "function_call", "id": f"fc_{_hex(seed, f'fc{index}', 24)}",
-                "call_id": f"call_{_hex(seed, f'call{index}', 12)}", "name": entry[1],
-                "arguments": json.dumps(entry[2], separators=(",", ":"), ensure_ascii=False), "status": "completed"}
-    return {"type": "message", "id": f"msg_{_hex(seed, f'msg{index}', 24)}", "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": entry[1], "annotations": [], "logprobs": []}]}
-
-
-def seed_of(body: dict) -> str:
-    """The text every id of a response is hashed from: the body, without how it is delivered
-    (streamed or not, the same ids; see `streaming`)."""
-    delivered = {key: value for key, value in body.items() if key not in ("stream", "stream_options")}
-    return json.dumps(delivered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+__all__ = ["CREATED_AT", "respond"]
 
 
 def respond(body: dict) -> dict:
@@ -80,62 +50,6 @@ def respond(body: dict) -> dict:
     mode, allowed = _tool_policy(body, _parse_tools(body))
     _check_pairs(items)
     items = check_input(items)  # reasoning items passed back where a reasoning model needs them (reasoning.py)
-    seed = seed_of(body)
-    plan = _decide(items, mode, allowed, parallel is not False, persona)
-    return finish(body, chained, seed, [_output_item(entry, seed, i) for i, entry in enumerate(plan)])
-
-
-def early_checks(body: dict) -> tuple[list | str, bool | None, str]:
-    """The checks that come before the input's (in the real API's order): the chained input
-    (`previous_response_id`), `max_output_tokens`, `instructions`, `parallel_tool_calls` and
-    `metadata`; returns the chained input, `parallel_tool_calls` and the persona.
-
-    Raises:
-        BadRequest: one of them is malformed, or the previous response is not stored.
-    """
-    chained, _ = chained_input(body), max_output_tokens(body)  # previous_response_id: state.py; limits.py
-    _get(body, "instructions", "", str, optional=True)
-    parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
-    return chained, parallel, _persona(_metadata(body))
-
-
-def _metadata(body: dict) -> dict | None:
-    """`metadata`, checked: an object of strings.
-
-    Raises:
-        BadRequest: not an object, or a value that is not a string.
-    """
-    metadata = _get(body, "metadata", "", dict, optional=True)
-    for key, value in (metadata or {}).items():
-        if not isinstance(value, str):
-            raise _type_error(f"metadata.{key}", str, value)
-    return metadata
-
-
-def finish(body: dict, chained: list | str, seed: str, output: list[dict[str, Any]]) -> dict:
-    """The Response around `output` (its items, in order): usage, echoed settings, reasoning for a
-    reasoning model, `max_output_tokens` applied, and remembered for `previous_response_id`.
-
-    `early_checks` has checked the body's settings.
-    """
-    model, limit = body["model"], max_output_tokens(body)  # limits.py
-    instructions = _get(body, "instructions", "", str, optional=True)
-    parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
-    metadata = _metadata(body)
-    produced = "".join(part["text"] for item in output for part in item.get("content", []))
-    produced += "".join(item.get("name", "") + item.get("arguments", "") for item in output)
-    input_tokens, output_tokens = _tokens(seed), _tokens(produced)
-    return remember(body, chained, apply_limit(add_reasoning(body, f"rs_{_hex(seed, 'rs', 24)}", {
-        "id": f"resp_{_hex(seed, 'resp', 24)}", "object": "response", "created_at": CREATED_AT,
-        "status": "completed", "background": False, "completed_at": CREATED_AT, "error": None,
-        "incomplete_details": None, "instructions": instructions, "max_output_tokens": None,
-        "model": model, "output": output, "parallel_tool_calls": parallel is not False,
-        "previous_response_id": None, "reasoning": {"effort": None, "summary": None},
-        "service_tier": "default", "store": body.get("store") is not False, "temperature": 1.0,
-        "text": {"format": {"type": "text"}, "verbosity": "medium"},
-        "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools") or [], "top_p": 1.0,
-        "truncation": "disabled", "user": None, "metadata": metadata or {},
-        "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-                  "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
-                  "total_tokens": input_tokens + output_tokens},
-    }), limit))
+    ids = for_request(seed_of(body))
+    plan = apply_format(_decide(items, mode, allowed, parallel is not False, persona), items, responses_format(body))
+    return finish(body, chained, ids, [_output_item(entry, ids, i) for i, entry in enumerate(plan)])

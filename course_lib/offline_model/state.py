@@ -13,8 +13,9 @@ https://github.com/maximhq/bifrost/issues/2441; with `store: false`:
 https://github.com/bigduu/Bamboo-agent/pull/513).
 
 The store lives in this process, is shared by every client of the offline model and holds at most
-`CAPACITY` responses (the oldest is forgotten first). Ids are hashes of the request body, so the
-same chain of requests gives the same ids and the same answers in every run.
+`CAPACITY` responses (the oldest is forgotten first). Every response has ids of its own (`ids`),
+so a chain is never confused with an earlier one, and the same chain of requests, sent in the same
+order, gives the same ids and the same answers in every run.
 """
 
 from __future__ import annotations

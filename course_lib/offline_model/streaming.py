@@ -12,7 +12,9 @@ order and shapes the openai SDK's event types define (`openai/types/responses/*_
                  response.content_part.done            the whole part
       call:      response.function_call_arguments.delta × n   the arguments *text* in pieces
                  response.function_call_arguments.done        the whole arguments text
-      mcp_*:     the hosted mcp tool's events (`hosted_mcp.stream_item`)
+      mcp_list_tools: response.mcp_list_tools.in_progress, .completed   (the hosted mcp tool, `hosted_mcp`;
+      mcp_call:  response.mcp_call_arguments.delta × n, .done,           added with no tools / "" arguments)
+                 response.mcp_call.in_progress, .completed (or .failed)
       response.output_item.done                        the finished item, as in the final output
     response.completed (response.incomplete when its status is "incomplete")   the final Response
 
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -73,15 +75,38 @@ def stream_events(response: dict[str, Any]) -> list[dict[str, Any]]:
                 emit("response.output_text.done", **at, content_index=content_index, text=part["text"], logprobs=[])
                 emit("response.content_part.done", **at, content_index=content_index, part=part)
         elif item["type"].startswith("mcp_"):  # the hosted mcp tool's items have events of their own
-            from course_lib.offline_model.hosted_mcp import stream_item
-
-            stream_item(item, index, emit)
-            continue
+            mcp_item_events(item, index, emit)
         else:  # any other item (e.g. reasoning) arrives whole
             emit("response.output_item.added", output_index=index, item=item)
         emit("response.output_item.done", output_index=index, item=item)
     emit("response.incomplete" if response.get("status") == "incomplete" else "response.completed", response=response)
     return events
+
+
+def mcp_item_events(item: dict[str, Any], index: int, emit: Callable[..., None]) -> None:
+    """The events of one mcp_* output item (`hosted_mcp`), in the real API's order, up to its
+    output_item.done (which `stream_events` adds, as for every item):
+
+        mcp_list_tools:  output_item.added (no tools yet), mcp_list_tools.in_progress, .completed
+        mcp_call:        output_item.added ("" arguments), mcp_call_arguments.delta × n, .done,
+                         mcp_call.in_progress, mcp_call.completed (or .failed)
+        other mcp_*:     output_item.added, whole
+    """
+    at = {"item_id": item["id"], "output_index": index}
+    if item["type"] == "mcp_list_tools":
+        emit("response.output_item.added", output_index=index, item={**item, "tools": []})
+        emit("response.mcp_list_tools.in_progress", **at)
+        emit("response.mcp_list_tools.completed", **at)
+    elif item["type"] == "mcp_call":
+        started = {**item, "arguments": "", "output": None, "error": None, "status": "in_progress"}
+        emit("response.output_item.added", output_index=index, item=started)
+        for piece in pieces(item["arguments"]):
+            emit("response.mcp_call_arguments.delta", **at, delta=piece)
+        emit("response.mcp_call_arguments.done", **at, arguments=item["arguments"])
+        emit("response.mcp_call.in_progress", **at)
+        emit("response.mcp_call.failed" if item["error"] else "response.mcp_call.completed", **at)
+    else:
+        emit("response.output_item.added", output_index=index, item=item)
 
 
 def sse_frame(event: dict[str, Any]) -> bytes:

@@ -1,4 +1,5 @@
-"""Reading a tool's output as a model reads it: as text, whatever shape the host forwarded.
+"""Reading a tool's output as a model reads it: as text, whatever shape the host forwarded and
+whatever server wrote it.
 
 A host decides what goes into `function_call_output.output`. The course's own host sends the
 execution layer's `{"ok": true, "data": …}` / `{"ok": false, "error": {code, message, retryable}}`,
@@ -6,19 +7,36 @@ or a read's plain text. Other hosts send other things for the same MCP result, a
 reads them all the same way:
 
 - the OpenAI Agents SDK forwards only the text of the content blocks, dropping `isError`: a refused
-  read arrives as the server's error line `FORBIDDEN: path is outside /workspace`; with
-  `use_structured_content=True` a success arrives as the JSON of `structuredContent`
-  (`{"path": …, "text": …, "lines": 5}`);
-- pydantic-ai forwards `structuredContent` of a success, and wraps an error's JSON in a string:
-  `{"error": "{\\"error\\":{\\"code\\":\\"FORBIDDEN\\",…}}"}`;
+  read arrives as the server's own words (`FORBIDDEN: path is outside /workspace` from the course's
+  server, `Access denied - path outside allowed directories: …` from the Node reference server);
+  with `use_structured_content=True` a success arrives as the JSON of `structuredContent`
+  (`{"path": …, "text": …, "lines": 5}`, or the Node server's `{"content": "…"}`); its own words
+  for a tool that failed: "An error occurred while running the tool. Please try again.",
+  "Tool 'x' timed out after 5 seconds.", "Tool 'x' not found.";
+- pydantic-ai forwards `structuredContent` of a success (a non-object as `{"return_value": …}`),
+  wraps an error in `{"error": …}` (the JSON of an error inside a string:
+  `{"error": "{\\"error\\":{\\"code\\":\\"FORBIDDEN\\",…}}"}`), and asks for a retry with text that ends
+  "Fix the errors and try again.";
+- fastmcp's servers answer "Error calling tool 'x': …" (or just "Error calling tool 'x'" with
+  masked details), "Unknown tool: 'x'", "2 validation errors for call[x] …", or a `ToolError`'s text;
 - others send an MCP result object (`{"content": […], "isError": true}`), a list of content blocks,
   or "Error executing tool …" text.
 
 `read_output` turns any of these into one `Reading`: success with the text to quote (a structured
-read's `text` field, never its JSON), or an error with its code and message (found through JSON
-nested in strings, and in a leading `CODE: message` line). Only a line whose code looks like an
-error code counts (FORBIDDEN, NOT_FOUND, an errno name such as ENOENT, a name with ERROR, INVALID,
-DENIED…), so a note whose first line is "TODO: …" or "NOTE: …" is still read as content.
+read's `text` or `content` string, never its JSON), or an error with its code and message (found
+through JSON nested in strings, and in a leading `CODE: message` line). Only a line whose code looks
+like an error code counts (FORBIDDEN, NOT_FOUND, an errno name such as ENOENT, a name with ERROR,
+INVALID, DENIED…), so a note whose first line is "TODO: …" or "NOTE: …" is still read as content.
+
+Plain words count too, as a model reads them: a one-line output that opens as a refusal or an
+error does ("Access denied …", "Permission denied", "ENOENT: …", "Cannot specify both head and tail
+parameters simultaneously", "No such file …", "Unknown tool: …", "… timed out …"; the openings are
+in `_OPENINGS`, taken from the real messages of `fixtures/refusal_corpus.json`), and so does a
+longer one in a framework's error form (a pydantic validation report, a retry request). Its `kind`
+(FORBIDDEN, NOT_FOUND, INVALID_INPUT, TIMEOUT) is the model's understanding, used to say what to
+try next; its `code` stays None, since the tool named none. The price, paid on purpose: a file whose
+one requested line happens to open like a refusal is reported as an error, never the other way
+round.
 """
 
 from __future__ import annotations
@@ -37,7 +55,26 @@ _ERROR_WORDS = frozenset("ERROR ERR FAIL FAILED FAILURE INVALID DENIED FORBIDDEN
                          "TIMEOUT EXCEEDED UNAVAILABLE CONFLICT MISSING".split())  # fmt: skip
 _ERRNO_NAMES = frozenset(errno.errorcode.values())  # ENOENT, EACCES, EISDIR, …
 _CODE_LINE = re.compile(r"\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*): (.*\S)?\s*$", re.S)
-_ERROR_PREFIX = re.compile(r"\s*(?:error executing tool [^:\n]*|error):\s*", re.I)
+_ERROR_PREFIX = re.compile(r"\s*(?:error (?:executing|calling) tool [^:\n]*|error):\s*", re.I)
+# How other servers and frameworks open an error in plain words (their real messages are in
+# fixtures/refusal_corpus.json), and the kind of failure each means; None: a failure of no known kind.
+_OPENINGS = [(re.compile(pattern, re.I), kind) for pattern, kind in [
+    (r"(?:access|permission) denied|operation not permitted|not (?:allowed|permitted)\b|forbidden\b"
+     r"|unauthori[sz]ed|path outside allowed", "FORBIDDEN"),
+    (r"(?:file |path |tool )?not found\b|no such (?:file|directory|tool)|unknown tool\b|tool '[^']*' not found"
+     r"|(?:file|path|directory) .* does not exist", "NOT_FOUND"),
+    (r"tool '[^']*' timed out|(?:the )?(?:request|operation|call|read|tool) timed out|timed out after\b"
+     r"|deadline exceeded", "TIMEOUT"),
+    (r"cannot\b|can't\b|invalid\b|\d+ validation errors? for\b|input validation error|missing required"
+     r"|unable to\b|could(?: not|n't)\b", "INVALID_INPUT"),
+    (r"an error occurred\b|error calling tool\b|(?:the )?(?:request|call|operation|tool call|read) "
+     r"(?:failed|was refused|was rejected)\b|failed to\b", None),
+]]  # fmt: skip
+# A longer output that is an error as a whole: a validation report, or a framework asking for a retry.
+_ERROR_REPORTS = [(re.compile(r"\s*\d+ validation errors? for\b", re.I), "INVALID_INPUT"),
+                  (re.compile(r"[\s\S]*\bFix the errors and try again\.\s*$"), "INVALID_INPUT"),
+                  (re.compile(r"\s*error calling tool\b", re.I), None)]
+_ERRNO_TAG = re.compile(r"\s*\[errno (\d+)\]", re.I)  # Python's "[Errno 2] No such file or directory: …"
 _MAX_DEPTH = 4  # JSON in a string in JSON …: deeper than this is quoted as it is
 
 
@@ -49,7 +86,8 @@ class Reading:
     code: the error code, when the output names one. data: the parsed JSON of a success (the
     execution layer's `data`, or the structured content itself), else None. retryable: as the
     output says, else None. envelope: the output is the execution layer's `{"ok": …}` object (the
-    course's own host), which carries `retryable` for the host's retry policy.
+    course's own host), which carries `retryable` for the host's retry policy. kind: for an error
+    in plain words, what kind it is (FORBIDDEN, NOT_FOUND, INVALID_INPUT, TIMEOUT, an errno name).
     """
 
     ok: bool
@@ -58,6 +96,13 @@ class Reading:
     data: Any = None
     retryable: bool | None = None
     envelope: bool = False
+    kind: str | None = None
+
+    @property
+    def failure(self) -> str | None:
+        """The code that says what kind of failure this is: the tool's own, else the model's reading
+        of its words (`kind`); None for a success or a failure of no known kind."""
+        return self.code or self.kind
 
 
 def _is_error_code(code: str) -> bool:
@@ -94,14 +139,35 @@ def _read_text(text: str, depth: int) -> Reading:
     value = _parse(text) if depth < _MAX_DEPTH else None
     if value is not None:
         return _read_value(value, text, depth + 1)
-    if _ERROR_PREFIX.match(text):  # "Error: …", "Error executing tool read_text_file: …"
+    if _ERROR_PREFIX.match(text):  # "Error: …", "Error executing tool read_text_file: …", fastmcp's "Error calling tool"
         inner = _read_text(_ERROR_PREFIX.sub("", text, count=1), depth + 1) if depth < _MAX_DEPTH else None
-        code = inner.code if inner is not None and not inner.ok else None
-        return Reading(False, text.strip(), code)
+        failed = inner is not None and not inner.ok
+        return Reading(False, text.strip(), inner.code if failed else None, kind=inner.kind if failed else None)
     found = _code_line(text)
     if found is not None:
         return Reading(False, found[1] or found[0], found[0])
+    kind = _in_plain_words(text)
+    if kind is not False:
+        return Reading(False, text.strip(), kind=kind)
     return Reading(True, text)
+
+
+def _in_plain_words(text: str) -> str | None | bool:
+    """The kind of error `text` reports in plain words (see the module docstring), None for an error
+    of no known kind, False when it reads as content."""
+    for pattern, kind in _ERROR_REPORTS:
+        if pattern.match(text):
+            return kind
+    stripped = text.strip()
+    if not stripped or "\n" in stripped:
+        return False  # an opening counts on one line only: more lines are more likely content
+    errno_tag = _ERRNO_TAG.match(stripped)
+    if errno_tag is not None:
+        return errno.errorcode.get(int(errno_tag.group(1)))
+    for pattern, kind in _OPENINGS:
+        if pattern.match(stripped):
+            return kind
+    return False
 
 
 def _error_of(value: Any, depth: int) -> Reading | None:
@@ -166,7 +232,10 @@ def _read_object(data: dict, text: str, depth: int) -> Reading:
         code = nested.get("code") if isinstance(nested, dict) else data.get("code")
         message = blocks if blocks is not None else nested.get("message") if isinstance(nested, dict) else None
         return _error(code, message, None, depth, fallback=_compact(data))
-    if error:  # {"error": {...}}, {"error": "message"}, {"error": "<JSON text>"}
+    if error:  # {"error": {...}}, {"error": "message"}, {"error": "<JSON text>"}, {"error": [validation errors]}
+        if _validation_errors(error):  # pydantic-ai retrying a call whose arguments failed validation
+            return Reading(False, "; ".join(f"{'.'.join(map(str, e.get('loc') or ())) or 'arguments'}: {e['msg']}"
+                                            for e in error), kind="INVALID_INPUT")  # fmt: skip
         if isinstance(error, dict):
             return _error(error.get("code", data.get("code")), error.get("message"), error.get("retryable"), depth,
                           fallback=_compact(data))  # fmt: skip
@@ -178,9 +247,16 @@ def _read_object(data: dict, text: str, depth: int) -> Reading:
         if isinstance(structured, dict):
             return _read_value(structured, text, depth + 1)
         return _read_text(blocks, depth + 1)
-    if isinstance(data.get("text"), str):  # structured content of a read: {"path": …, "text": …}
-        return Reading(True, data["text"], data=data)
+    for key in ("text", "content", "result", "return_value"):  # structured content of a read: {"path": …, "text": …},
+        if isinstance(data.get(key), str):  # the Node server's {"content": …}, fastmcp's {"result": …}, pydantic-ai's
+            return Reading(True, data[key], data=data)  # {"return_value": …}
     return Reading(True, text, data=data)
+
+
+def _validation_errors(value: Any) -> bool:
+    """Whether `value` is a list of pydantic error details (`{"type", "loc", "msg", …}`)."""
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(e, dict) and isinstance(e.get("msg"), str) and "loc" in e for e in value)
 
 
 def _read_value(value: Any, text: str, depth: int) -> Reading:

@@ -183,6 +183,8 @@ def _parse_input(body: dict, extra: Any = None) -> list[dict]:
             items.append({"kind": "message", "role": role, "text": content})
         elif kind == "function_call":
             call = {key: _get(item, key, where, str) for key in ("call_id", "name", "arguments")}
+            if (namespace := _get(item, "namespace", where, str, optional=True)) is not None:
+                call["name"] = f"{namespace}{NAMESPACE_SEP}{call['name']}"  # as the model knows the tool
             items.append({"kind": "call", **call, "id": item_id})
         elif kind == "function_call_output":
             output = _get(item, "output", where, (str, list))
@@ -275,8 +277,9 @@ def _missing_properties(schema: Any, context: tuple = (), *, nested: bool) -> tu
 
 
 def _parse_tools(body: dict) -> list[dict]:
-    """Return the declared function tools (other tool types are accepted and ignored), each with
-    `strict` set to the mode in effect (`strict_in_effect`: an omitted `strict` resolved).
+    """Return the declared function tools, those inside a `namespace` tool included (named
+    `<namespace>.<name>`, with `namespace` kept; other tool types are accepted and ignored), each
+    with `strict` set to the mode in effect (`strict_in_effect`: an omitted `strict` resolved).
 
     Raises:
         BadRequest: `tools` is not a list, or a function tool lacks a name or has bad parameters:
@@ -290,25 +293,59 @@ def _parse_tools(body: dict) -> list[dict]:
         where = f"tools[{i}]"
         if not isinstance(tool, dict):
             raise _type_error(where, dict, tool)
-        if _get(tool, "type", where, str) == "function":
-            name = _get(tool, "name", where, str)
-            parameters = _get(tool, "parameters", where, dict, optional=True)
-            # Like the real API: parameters that are no JSON Schema, or an object root without
-            # `properties`, are refused for every function tool; a strict tool's schema must also keep
-            # strict mode's rules (checked first: `{"type": "object"}` in strict mode is refused for its
-            # missing additionalProperties, https://github.com/xemantic/xemantic-ai-tool-schema/issues/37).
-            strict = tool.get("strict") is True
-            problem = _schema_problem(json.dumps(parameters, sort_keys=True)) if parameters is not None else None
-            if problem is None and strict:
-                problem = next(iter(strict_schema_problems(parameters or {})), None)
-            if problem is None and (context := _missing_properties(parameters, nested=strict)) is not None:
-                problem = f"In context={context!r}, object schema missing properties."
-            if problem is not None:
-                raise BadRequest(f"Invalid schema for function '{name}': {problem}",
-                                 f"{where}.parameters", "invalid_function_parameters")
-            # The rest of the model reads `strict` as the mode in effect, an omitted one resolved.
-            functions.append(tool | {"strict": strict_in_effect(tool)})
+        kind = _get(tool, "type", where, str)
+        if kind == "namespace":  # function tools grouped under a name (the SDK's NamespaceToolParam)
+            functions += _namespace_tools(tool, where)
+        if kind == "function":
+            functions.append(_function_tool(tool, where))
     return functions
+
+
+NAMESPACE_SEP = "."  # the model's own name for a namespaced tool: "ref.read_text_file" (no function name has a dot)
+
+
+def _namespace_tools(tool: dict, where: str) -> list[dict]:
+    """A `namespace` tool's function tools, each named `<namespace>.<name>` and carrying `namespace`.
+
+    Raises:
+        BadRequest: a missing name or tools list, or a function tool `_function_tool` refuses.
+    """
+    namespace = _get(tool, "name", where, str)
+    _get(tool, "description", where, str)
+    inner = []
+    for j, function in enumerate(_get(tool, "tools", where, list)):
+        spot = f"{where}.tools[{j}]"
+        if not isinstance(function, dict):
+            raise _type_error(spot, dict, function)
+        if _get(function, "type", spot, str) == "function":
+            checked = _function_tool(function, spot)
+            inner.append(checked | {"name": f"{namespace}{NAMESPACE_SEP}{checked['name']}", "namespace": namespace})
+    return inner
+
+
+def _function_tool(tool: dict, where: str) -> dict:
+    """One function tool, checked, with `strict` resolved (see `_parse_tools`).
+
+    Raises:
+        BadRequest: no name, or parameters the real API refuses.
+    """
+    name = _get(tool, "name", where, str)
+    parameters = _get(tool, "parameters", where, dict, optional=True)
+    # Like the real API: parameters that are no JSON Schema, or an object root without
+    # `properties`, are refused for every function tool; a strict tool's schema must also keep
+    # strict mode's rules (checked first: `{"type": "object"}` in strict mode is refused for its
+    # missing additionalProperties, https://github.com/xemantic/xemantic-ai-tool-schema/issues/37).
+    strict = tool.get("strict") is True
+    problem = _schema_problem(json.dumps(parameters, sort_keys=True)) if parameters is not None else None
+    if problem is None and strict:
+        problem = next(iter(strict_schema_problems(parameters or {})), None)
+    if problem is None and (context := _missing_properties(parameters, nested=strict)) is not None:
+        problem = f"In context={context!r}, object schema missing properties."
+    if problem is not None:
+        raise BadRequest(f"Invalid schema for function '{name}': {problem}",
+                         f"{where}.parameters", "invalid_function_parameters")
+    # The rest of the model reads `strict` as the mode in effect, an omitted one resolved.
+    return tool | {"strict": strict_in_effect(tool)}
 
 
 def strict_in_effect(tool: dict) -> bool:

@@ -52,6 +52,12 @@ _TEXT: dict[str, dict[str, str]] = {
                     "zh": "这次修改没有得到确认，它可能已经保存，也可能没有；我不会把它报告为已保存。"},
     "next": {"en": "What to try next: {step}", "zh": "下一步：{step}"},
     "paragraph_break": {"en": "\n\n", "zh": "\n\n"},
+    "not_in_results": {"en": "not in the tool results", "zh": "工具结果里没有"},
+    # ---- thinking (Anthropic's thinking blocks): the plan said plainly ----
+    "think_call": {"en": "I call {tool} with {arguments}.", "zh": "我调用 {tool}，参数是 {arguments}。"},
+    "think_answer": {"en": "The tool results are in: I answer from them and nothing else.",
+                     "zh": "工具结果已经回来了：我只根据它们回答。"},
+    "think_reply": {"en": "No tool call fits this request: I reply in words.", "zh": "这个请求用不上工具调用：我直接用文字回答。"},
     # ---- no call made (plan) ----
     "and": {"en": " and ", "zh": " 和 "},
     "list_sep": {"en": ", ", "zh": "、"},
