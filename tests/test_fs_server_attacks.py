@@ -754,7 +754,7 @@ async def test_a_hard_link_is_forbidden_through_the_server(env):
 
 
 def test_the_printable_ascii_shortcut_refuses_what_the_category_check_refuses():
-    """_check_text skips the per-character look for printable ASCII: it must hold none to refuse."""
+    """check_path_text skips the per-character look for printable ASCII: it must hold none to refuse."""
     from course_lib.fs_server import _INVISIBLE
 
     for code in range(128):
