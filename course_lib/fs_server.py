@@ -47,7 +47,6 @@ logger = logging.getLogger(__name__)
 
 LOGICAL_ROOT = "/workspace"
 TOOL_NAME = "read_text_file"
-ERROR_CODES = ("INVALID_INPUT", "FORBIDDEN", "NOT_FOUND", "UPSTREAM_ERROR")
 _BLOCK = 64 * 1024  # tail reads backwards in blocks of this size
 MAX_PATH_CHARS = 4096  # longest path text accepted (Linux PATH_MAX)
 MAX_NAME_BYTES = 255  # longest single name, in UTF-8 bytes (Linux NAME_MAX)
@@ -67,7 +66,8 @@ TOOL_DESCRIPTION = (
 )
 """Formatted with the workspace's logical root by build_server."""
 
-_SUCCESS_SHAPE = {
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
     "properties": {
         "path": {"type": "string", "description": "Logical path of the file read"},
         "text": {"type": "string", "description": "The text returned"},
@@ -76,19 +76,13 @@ _SUCCESS_SHAPE = {
     "required": ["path", "text", "lines"],
     "additionalProperties": False,
 }
-_ERROR_SHAPE = {
-    "properties": {"error": {
-        "type": "object",
-        "properties": {"code": {"type": "string", "enum": list(ERROR_CODES)}, "message": {"type": "string"}},
-        "required": ["code", "message"],
-        "additionalProperties": False,
-    }},
-    "required": ["error"],
-    "additionalProperties": False,
-}
-# Declared so clients can check results. It covers the error shape too: the TypeScript SDK
-# validates structuredContent even when isError is true (the Python SDK skips error results).
-OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "anyOf": [_SUCCESS_SHAPE, _ERROR_SHAPE]}
+"""The shape of a successful result's `structuredContent`, and only that. An error travels as
+`isError: true` with the text "CODE: message" and no structured content (`error_result`): the
+2025-11-25 spec asks conforming structured results of a tool with an output schema, and its own
+tool-error example is text alone; clients skip the check for an error (mcp 1.x and 2.x:
+`if not result.isError: validate`; the TypeScript SDK checks structuredContent only when present).
+One shape keeps every client's check cheap: mcp 1.x runs `jsonschema.validate` on each result, and
+a two-shape `anyOf` (success or error) cost it about four times as much (benchmarks/README.md)."""
 
 
 class ToolFailure(Exception):
@@ -408,13 +402,10 @@ def count_lines(text: str) -> int:
 
 
 def error_result(code: str, message: str) -> types.CallToolResult:
-    """A tool failure as the course's servers return it: `isError`, the text "CODE: message", and
-    the same in `structuredContent.error` for a client that reads structure."""
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=f"{code}: {message}")],
-        structured_content={"error": {"code": code, "message": message}},
-        is_error=True,
-    )
+    """A tool failure as the course's servers return it: `isError` and the text "CODE: message"
+    (what a model reads), with no structured content: the output schema describes successes only
+    (see OUTPUT_SCHEMA). `results.tool_error_code` reads the code back from the text."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=f"{code}: {message}")], is_error=True)
 
 
 def build_server(workspace: Workspace, name: str = "files") -> Server:

@@ -66,7 +66,6 @@ logger = logging.getLogger(__name__)
 LOGICAL_ROOT = "/notes"
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 20
-ERROR_CODES = ("INVALID_INPUT", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "UPSTREAM_ERROR")
 
 
 def notes_dir() -> Path:
@@ -482,15 +481,9 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    # The error shape is declared too: some clients validate structuredContent even when isError.
-    error = {"type": "object", "properties": {"error": {
-        "type": "object", "properties": {"code": {"type": "string", "enum": list(ERROR_CODES)},
-                                         "message": {"type": "string"}},
-        "required": ["code", "message"], "additionalProperties": False}},
-        "required": ["error"], "additionalProperties": False}  # fmt: skip
-    success = _schema(model)
-    definitions = success.pop("$defs", None)  # `#/$defs/...` references resolve from the root
-    return {"type": "object", "anyOf": [success, error]} | ({"$defs": definitions} if definitions else {})
+    # The success shape only: an error is `isError` with the text "CODE: message" and no
+    # structured content (see fs_server.OUTPUT_SCHEMA for why one shape).
+    return _schema(model)
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,10 @@ async def call(server, name: str, arguments: dict | None, *, mode: str = "auto")
 
 
 def error_of(result) -> tuple[str, str]:
-    assert result.is_error
-    error = result.structured_content["error"]
-    assert result.content[0].text == f"{error['code']}: {error['message']}"
-    return error["code"], error["message"]
+    assert result.is_error and result.structured_content is None  # text only: the schema is the success shape
+    [block] = result.content
+    code, _, message = block.text.partition(": ")
+    return code, message
 
 
 # --- the knowledge base itself --------------------------------------------------------------------
@@ -90,8 +90,24 @@ async def test_lists_three_tools_with_their_contracts(root, mode):
         "maximum": 20, "minimum": 1, "type": "integer"}  # fmt: skip
     for tool in tools.values():
         jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+        assert "anyOf" not in tool.output_schema and tool.output_schema["type"] == "object"  # the success shape only
         assert strict_schema_problems(strict_schema(tool.input_schema)) == []
         assert "minLength" not in json.dumps(tool.input_schema)  # not every strict API accepts it
+
+
+@pytest.mark.anyio
+async def test_every_success_matches_its_output_schema_and_an_error_carries_text_only(root):
+    async with Client(build_notes_server(root), mode="legacy") as client:
+        schemas = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
+        successes = {"search_notes": {"query": "retries"}, "read_note": {"path": "/notes/retries.md"},
+                     "save_learning_gap": GAP}  # fmt: skip
+        for name, arguments in successes.items():
+            result = await client.call_tool(name, arguments)
+            assert not result.is_error
+            jsonschema.validate(result.structured_content, schemas[name])
+        refused = await client.call_tool("read_note", {"path": "/etc/passwd"})
+    assert refused.is_error and refused.structured_content is None
+    assert [block.text for block in refused.content] == ["FORBIDDEN: path is outside /notes"]
 
 
 # --- search ---------------------------------------------------------------------------------------
