@@ -82,7 +82,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 tool-error example is text alone; clients skip the check for an error (mcp 1.x and 2.x:
 `if not result.isError: validate`; the TypeScript SDK checks structuredContent only when present).
 One shape keeps every client's check cheap: mcp 1.x runs `jsonschema.validate` on each result, and
-the two-shape `anyOf` (success or error) it had before cost that check 5.5 times as much. No
+the two-shape `anyOf` (success or error) it had before cost that check 2 to 5 times as much. No
 `$schema`: the default 2020-12, the one dialect every client must support (draft-07 would check
 faster still in mcp 1.x; benchmarks/README.md, benchmark 1 with an mcp 1.x client)."""
 
