@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-fast notebooks translations check-translations fixtures verify node-tools bench binder-requirements clean
+.PHONY: lab test test-fast notebooks translations check-translations fixtures verify node-tools bench binder-requirements hub clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,11 +19,12 @@ LAB_ARGS ?=
 # Jupyter refuses to start as root (a Docker container, a workshop VM) unless told it is meant;
 # binder/lab_settings.py turns off the "Jupyter news?" pop-up, so the first screen is notebook 00.
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
-# The edition follows COURSE_LANG, else the machine's locale (LC_ALL, LANG): zh… opens the 简体中文 one.
-EDITION := $(if $(filter zh%,$(firstword $(COURSE_LANG) $(LC_ALL) $(LANG))),notebooks/zh-CN,notebooks)
+# The edition follows COURSE_LANG, else the machine's locale: course_lib/lang.py decides (any spelling of
+# Chinese opens the 简体中文 one, with JupyterLab's own menus in Chinese). `=`: asked only when lab runs.
+LAB_EDITION = $(eval LAB_EDITION := $$(shell $(PYTHON) course_lib/lang.py))$(LAB_EDITION)
+EDITION = $(if $(filter zh-CN,$(LAB_EDITION)),notebooks/zh-CN,notebooks)
 lab: $(VENV)/.installed
-	$(BIN)/python binder/lab_settings.py
-	$(BIN)/jupyter lab $(EDITION)/00_map_and_first_run.ipynb $(LAB_ROOT) $(LAB_ARGS)
+	$(BIN)/jupyter lab $(EDITION)/00_map_and_first_run.ipynb $(LAB_ROOT) $$($(BIN)/python binder/lab_settings.py --edition $(LAB_EDITION)) $(LAB_ARGS)
 
 test: $(VENV)/.installed  ## every zh-CN cell in step with its English (else it names notebook and cell), then every test and notebook
 	$(BIN)/python tools/translations.py check
@@ -62,9 +63,15 @@ bench: $(VENV)/.installed  ## benchmarks against real peers; prints figures (nee
 node-tools:  ## the pinned MCP Inspector, reference filesystem server, conformance suite and Node 22, into tests/node (needs Node.js)
 	cd tests/node && npm install --no-audit --no-fund
 
+HUB_ARGS ?=
+hub: $(VENV)/.installed  ## a workshop JupyterHub on http://127.0.0.1:8000 (workshop/): prints the passwords file's place and each learner who logs in
+	$(BIN)/python binder/lab_settings.py
+	test -x tests/node/node_modules/.bin/configurable-http-proxy || (cd tests/node && npm install --no-audit --no-fund)
+	$(BIN)/python -m workshop.hub $(HUB_ARGS)
+
 binder-requirements:  ## re-pin binder/requirements.txt from pyproject.toml in a fresh Python 3.12 venv
 	rm -rf build/binder-venv && python3.12 -m venv build/binder-venv
-	build/binder-venv/bin/python -m pip install --quiet .
+	build/binder-venv/bin/python -m pip install --quiet . nbgitpuller  # nbgitpuller: the workshop image (workshop/kubernetes) pulls the course with it
 	{ sed -n '1,2p' binder/requirements.txt; build/binder-venv/bin/python -m pip freeze --exclude tool-calling-course; } > build/requirements.txt
 	mv build/requirements.txt binder/requirements.txt && rm -rf build/binder-venv
 

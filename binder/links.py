@@ -1,7 +1,9 @@
-"""The Binder launch links in the READMEs and the instructor guides (English and zh-CN): check them, or aim them.
+"""The launch links in the READMEs and the instructor guides (English and zh-CN): check them, or aim them.
 
     python binder/links.py            # check (exit 1 and say what is wrong)
     python binder/links.py org/name   # point every link at github.com/org/name, then check
+
+Two kinds of link open a notebook, and one command aims both once the public location is known.
 
 A link is https://mybinder.org/v2/gh/<org>/<name>/HEAD?urlpath=lab/tree/notebooks/<notebook>,
 which builds the repository's default branch and opens JupyterLab on that notebook. The check:
@@ -9,6 +11,15 @@ every link names the same repository, opens a notebook that exists, and each fil
 every notebook (each README's badge opens notebook 00). The Chinese README and guide link a notebook's
 zh-CN twin (`notebooks/zh-CN/<name>`) where one exists and the English notebook until then. Until
 the course is published the repository is the placeholder OWNER/REPO. repo2docker ignores this file.
+
+The nbgitpuller links of a workshop hub (the instructor guides' "Running the room on JupyterHub")
+are <hub>/hub/user-redirect/git-pull?repo=https://github.com/<org>/<name>&targetpath=tool-calling-course&urlpath=lab/tree/tool-calling-course/<notebook>
+(slashes left as they are, so the notebook's path reads as in a Binder link): the learner logs in, nbgitpuller copies the course into ~/tool-calling-course (or
+pulls the instructor's changes, keeping the learner's edits) and JupyterLab opens the notebook.
+The hub's address is each instructor's own, so it stays the placeholder https://YOUR-HUB. The
+check: each guide has one for every notebook, opening a notebook that exists (the Chinese guide:
+the twin or, until there is one, the English notebook), they name the Binder links' repository, and so does workshop/jupyterhub_config.py (COURSE_REPO, where a
+learner lands after logging in: git_pull_link's path, for notebook 00).
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = ("README.md", "notebooks/INSTRUCTOR.md", "README.zh-CN.md", "notebooks/zh-CN/INSTRUCTOR.md")
@@ -24,6 +36,39 @@ EDITIONS = {"README.zh-CN.md": "notebooks/zh-CN", "notebooks/zh-CN/INSTRUCTOR.md
 PLACEHOLDER = "OWNER/REPO"
 LINK = re.compile(r"https://mybinder\.org/v2/gh/(?P<repo>[^/\s]+/[^/\s]+)/HEAD\?urlpath=lab/tree/(?P<path>[^\s)`|]+)")
 SLUG = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+HUB_FILES = ("notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md")
+"""The files with nbgitpuller links, one per notebook."""
+HUB_PLACEHOLDER = "https://YOUR-HUB"
+TARGET = "tool-calling-course"
+"""The folder nbgitpuller makes in each learner's home (workshop/jupyterhub_config.py's TARGET)."""
+GIT_PULL = re.compile(re.escape(HUB_PLACEHOLDER) + r"/hub/user-redirect/git-pull\?[^\s)`|]+")
+HUB_CONFIG = "workshop/jupyterhub_config.py"
+CLONE_FILES = ("workshop/README.md", "workshop/tljh.sh")
+"""Files that clone the course onto a hub's machine (`git clone https://github.com/<org>/<name>`)."""
+CLONE = re.compile(r"git clone https://github\.com/(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)")
+COURSE_REPO = re.compile(r'^COURSE_REPO = "https://github\.com/(?P<repo>[^"]+)"', re.M)
+
+
+def git_pull_link(repo: str, notebook: str) -> str:
+    """The nbgitpuller link that copies github.com/`repo` into a learner's home and opens `notebook`."""
+    query = urlencode({"repo": f"https://github.com/{repo}", "targetpath": TARGET,
+                       "urlpath": f"lab/tree/{TARGET}/{notebook}"}, safe="/:")  # fmt: skip
+    return f"{HUB_PLACEHOLDER}/hub/user-redirect/git-pull?{query}"
+
+
+def _git_pull_target(link: str) -> tuple[str, str]:
+    """(repo slug, notebook path) of an nbgitpuller link; ("", "") for one that is not ours."""
+    query = parse_qs(urlsplit(link).query)
+    repo, urlpath = query.get("repo", [""])[0], query.get("urlpath", [""])[0]
+    if not repo.startswith("https://github.com/") or not urlpath.startswith(f"lab/tree/{TARGET}/"):
+        return "", ""
+    return repo.removeprefix("https://github.com/"), urlpath.removeprefix(f"lab/tree/{TARGET}/")
+
+
+def current_repo(root: Path = REPO) -> str:
+    """The repository the README's Binder badge names (OWNER/REPO until the course is published)."""
+    found = LINK.search((root / "README.md").read_text(encoding="utf-8"))
+    return found["repo"] if found else PLACEHOLDER
 
 
 def problems(root: Path = REPO) -> list[str]:
@@ -49,19 +94,50 @@ def problems(root: Path = REPO) -> list[str]:
             badge = re.search(r"\[!\[Launch on Binder\]\([^)]+\)\]\((\S+)\)", text)
             if not badge or not badge[1].endswith(f"urlpath=lab/tree/{first}"):
                 found.append(f"{name}: the Binder badge does not open {first}")
+    for name in HUB_FILES:
+        edition = EDITIONS.get(name)
+        targets = [_git_pull_target(link[0]) for link in GIT_PULL.finditer((root / name).read_text(encoding="utf-8"))]
+        repos.update(repo for repo, _ in targets if repo)
+        paths = {path for _, path in targets if path}
+        found += [f"{name}: the nbgitpuller link for {path} opens nothing the course has"
+                  for path in sorted(paths) if not (root / path).is_file()]  # fmt: skip
+        linked = {Path(path).name for path in paths if (root / path).is_file()
+                  and path in (f"notebooks/{Path(path).name}", f"{edition}/{Path(path).name}")}  # fmt: skip
+        found += [f"{name}: no nbgitpuller link for notebooks/{nb}" for nb in english if nb not in linked]
+    if (root / HUB_CONFIG).exists():
+        configured = COURSE_REPO.search((root / HUB_CONFIG).read_text(encoding="utf-8"))
+        if configured is None:
+            found.append(f"{HUB_CONFIG}: no COURSE_REPO = \"https://github.com/org/name\" line")
+        else:
+            repos.add(configured["repo"])
+    for name in CLONE_FILES:
+        if (root / name).exists():
+            repos.update(clone["repo"] for clone in CLONE.finditer((root / name).read_text(encoding="utf-8")))
     if len(repos) != 1:
         found.append(f"the links name {len(repos)} repositories, not one: {', '.join(sorted(repos)) or 'none'}")
     return found
 
 
 def aim(repo: str, root: Path = REPO) -> None:
-    """Point every Binder link in FILES at `repo` ("org/name")."""
+    """Point every Binder link in FILES, every nbgitpuller link and the hub config at `repo` ("org/name")."""
     if not SLUG.fullmatch(repo):
         raise ValueError(f"expected org/name, got {repo!r}")
     for name in FILES:
         path = root / name
         text = LINK.sub(lambda link: link[0].replace(link["repo"], repo, 1), path.read_text(encoding="utf-8"))
+        if name in HUB_FILES:
+            text = GIT_PULL.sub(lambda link: git_pull_link(repo, _git_pull_target(link[0])[1]) if _git_pull_target(link[0])[0]
+                                else link[0], text)  # fmt: skip
         path.write_text(text.replace(f"`{PLACEHOLDER}`", f"`{repo}`"), encoding="utf-8")
+    config = root / HUB_CONFIG
+    if config.exists():
+        text = COURSE_REPO.sub(f'COURSE_REPO = "https://github.com/{repo}"', config.read_text(encoding="utf-8"))
+        config.write_text(text, encoding="utf-8")
+    for name in CLONE_FILES:
+        if (root / name).exists():
+            path = root / name
+            path.write_text(CLONE.sub(f"git clone https://github.com/{repo}", path.read_text(encoding="utf-8")),
+                            encoding="utf-8")  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

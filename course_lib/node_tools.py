@@ -34,8 +34,10 @@ def ensure_installed(timeout: float = 600) -> None:
         NodeToolsMissing: Node.js/npm are missing, or `npm install` failed (its output is in the message).
     """
     if not node_available():
-        raise NodeToolsMissing(say("Node.js is not installed: install `node` and `npm` (Node 20 or newer) to use this part",
-                                   "没有安装 Node.js：要使用这一部分，请安装 `node` 和 `npm`（Node 20 或更新）"))
+        raise NodeToolsMissing(say("Node.js is not installed: install `node` and `npm` to use this part, then `make node-tools` "
+                                   "(it installs the pinned packages, and the Node 22 the MCP Inspector needs, into tests/node)",
+                                   "没有安装 Node.js：要使用这一部分，请安装 `node` 和 `npm`，然后运行 `make node-tools`"
+                                   "（它会把固定版本的包和 MCP Inspector 需要的 Node 22 装进 tests/node）"))
     installed = node_dir() / "node_modules"
     if (installed / ".bin" / "mcp-server-filesystem").exists() and _CONFORMANCE.exists() and _NODE22.exists():
         return
@@ -59,6 +61,19 @@ def bin_path(name: str) -> Path:
 
 _NODE22 = node_dir() / "node_modules" / "node" / "bin" / "node"  # npm package `node`: Node 22 itself
 _CONFORMANCE = node_dir() / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+
+
+def inspector_command() -> list[str]:
+    """The MCP Inspector's command line (add `--cli …` and its arguments), run by the project-local Node 22.
+
+    The pinned Inspector declares `"engines": {"node": ">=22.19.0"}` in its package.json, and its
+    `.bin` shim would take whatever `node` is on the PATH (Debian's is 20), so it is started as
+    `<node 22> <its launcher>`, like the conformance suite.
+
+    Raises:
+        NodeToolsMissing: see `ensure_installed`.
+    """
+    return [str(_NODE22), str(bin_path("mcp-inspector"))]
 
 
 def conformance_command() -> list[str]:

@@ -32,12 +32,45 @@ def wire_json(obj: Any) -> Any:
     return obj
 
 
-def show_json(obj: Any, title: str | None = None, *, limit: int | None = None) -> None:
+def compact_json(value: Any, width: int = 100) -> str:
+    """`value` as JSON text that keeps every byte of content in few lines: a container whose
+    one-line form fits in `width` columns stays on one line; a bigger one is opened, and its short
+    members share lines (as many as fit), each long one on a line of its own.
+
+    `json.loads(compact_json(v)) == v` for any JSON value; a line is wider than `width` only for
+    a string too long to fit (or nesting deeper than the width).
+    """
+    return _layout(value, 0, 0, width)
+
+
+def _layout(value: Any, level: int, used: int, width: int) -> str:
+    flat = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    # used: the characters before the value on its line (its key), past the indentation.
+    if not isinstance(value, (dict, list)) or not value or 2 * level + used + len(flat) <= width:
+        return flat
+    inner, outer = " " * (2 * level + 2), " " * (2 * level)
+    if isinstance(value, dict):
+        labels = [json.dumps(key, ensure_ascii=False) + ": " for key in value]
+        members = [label + _layout(member, level + 1, len(label), width) for label, member in zip(labels, value.values())]
+    else:
+        members = [_layout(member, level + 1, 0, width) for member in value]
+    lines: list[str] = []
+    for member in members:  # pack one-line members side by side while they fit
+        if lines and "\n" not in member and "\n" not in lines[-1] and len(inner) + len(lines[-1]) + len(member) + 2 <= width:
+            lines[-1] += ", " + member
+        else:
+            lines.append(member)
+    return "{["[isinstance(value, list)] + "\n" + ",\n".join(inner + line for line in lines) + "\n" + outer + "}]"[isinstance(value, list)]
+
+
+def show_json(obj: Any, title: str | None = None, *, limit: int | None = None, compact: bool = False) -> None:
     """Print `obj` as indented JSON (after `wire_json`), optionally under a title.
 
-    `limit` cuts very long output to that many lines and says how many were left out.
+    `compact=True` prints it as `compact_json` does (a whole HTTP body in a screenful); `limit`
+    cuts very long output to that many lines and says how many were left out.
     """
-    text = json.dumps(wire_json(obj), indent=2, ensure_ascii=False)
+    value = wire_json(obj)
+    text = compact_json(value) if compact else json.dumps(value, indent=2, ensure_ascii=False)
     lines = text.splitlines()
     if limit is not None and len(lines) > limit:
         lines = lines[:limit] + [say("… ({n} more lines)", "…（还有 {n} 行）", n=len(lines) - limit)]

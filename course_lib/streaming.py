@@ -13,9 +13,12 @@ or a call's *arguments text* (`response.function_call_arguments.delta`), then is
 
 `StreamAssembler` is the accumulation the openai SDK's own `ResponseStream` does, small enough to
 read: pieces are put together per item, by `output_index` (checked against `item_id`), and a
-call's arguments are parsed only once its `.done` event has come — a delta is a piece of text,
-not JSON. The loop around it is the course's own (`loop.run_loop`, through its `create` hook):
-the same calls through the same `McpHost`, the same trace.
+call's arguments are parsed only once its `response.function_call_arguments.done` event has come
+(the openai SDK's `ResponseFunctionCallArgumentsDoneEvent`, "emitted when function-call arguments
+are finalized", carries the whole text) — a delta is a piece of text, not JSON. The item itself is
+finished at `response.output_item.done`, which comes after it. The loop around it is the course's own
+(`loop.run_loop`, through its `create` hook): the same calls through the same `McpHost`, the same
+trace.
 """
 
 from __future__ import annotations
@@ -49,19 +52,29 @@ class PartialItem:
     name: str | None = None  # a function_call's tool name and call_id come whole, in the first event
     call_id: str | None = None
     text: str = ""  # a message's text so far, or a call's arguments *text* so far
+    arguments_done: bool = False  # a call's response.function_call_arguments.done has arrived: text is final
     done: bool = False  # its response.output_item.done has arrived
     item: Any = None  # the finished item (a typed openai output item), once done
 
     def arguments(self) -> dict[str, Any]:
-        """A finished call's arguments as an object.
+        """A call's arguments as an object, from its `response.function_call_arguments.done` on.
+
+        That event carries the whole arguments text (and the assembler has checked that the deltas
+        join to it), so the call can be parsed there, before its `response.output_item.done`.
 
         Raises:
-            StreamBroken: the call is still streaming: its text so far is no JSON yet.
+            StreamBroken: the item is no function_call, or its arguments are still streaming (the
+                text so far is no JSON yet).
             ArgumentsError: the finished text is not a JSON object (as `arguments.parse_arguments_text`).
         """
-        if not self.done:
-            raise StreamBroken(say(f"output item {self.output_index} is still streaming; parse it at its .done event",
-                                   f"输出项 {self.output_index} 还在流式传输中；等它的 .done 事件到来再解析"))
+        if self.type != "function_call":
+            raise StreamBroken(say(f"output item {self.output_index} is a {self.type}, not a function_call: it has no arguments",
+                                   f"输出项 {self.output_index} 是 {self.type}，不是 function_call：它没有 arguments"))
+        if not self.arguments_done:
+            raise StreamBroken(say(f"output item {self.output_index} is still streaming; parse it at its "
+                                   "response.function_call_arguments.done event",
+                                   f"输出项 {self.output_index} 还在流式传输中；等它的 "
+                                   "response.function_call_arguments.done 事件到来再解析"))
         return parse_arguments_text(self.text)
 
     def line(self) -> str:
@@ -107,11 +120,15 @@ class StreamAssembler:
                                    kind=kind, index=event.output_index))
         if kind in ("response.output_text.delta", "response.function_call_arguments.delta"):
             partial.text += event.delta
-        elif kind == "response.function_call_arguments.done" and event.arguments != partial.text:
-            raise StreamBroken(say("the deltas of item {item_id} do not join to its arguments",
-                                   "项 {item_id} 的增量拼起来不等于它的 arguments", item_id=partial.item_id))
+        elif kind == "response.function_call_arguments.done":
+            if event.arguments != partial.text:
+                raise StreamBroken(say("the deltas of item {item_id} do not join to its arguments",
+                                       "项 {item_id} 的增量拼起来不等于它的 arguments", item_id=partial.item_id))
+            partial.arguments_done = True  # the whole text has come: parse from here on
         elif kind == "response.output_item.done":
             partial.done, partial.item = True, event.item
+            # A finished call's arguments are final too, even if no arguments .done event came first.
+            partial.arguments_done = partial.arguments_done or partial.type == "function_call"
         return partial
 
     def final(self) -> Response:

@@ -10,6 +10,10 @@ import pytest
 from course_lib.backend import make_anthropic_client
 from course_lib.offline_model import offline_transport
 
+# Checks record progress in the learner's home (course_lib.progress): not the developer's during tests, nor
+# nbval's kernels (they inherit this). The progress tests point it at files of their own.
+os.environ.setdefault("COURSE_PROGRESS", "off")
+
 
 @pytest.fixture
 def anyio_backend() -> str:

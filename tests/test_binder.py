@@ -63,8 +63,10 @@ def _links(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _copy_for_links(tmp_path: Path) -> Path:
-    """What binder/links.py reads: its own file, the READMEs, both INSTRUCTOR.md and the notebooks' names."""
-    for name in ("binder/links.py", "README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
+    """What binder/links.py reads: its own file, the READMEs, both INSTRUCTOR.md, the workshop hub's
+    config and clone commands, and the notebooks' names."""
+    for name in ("binder/links.py", "README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md",
+                 "workshop/jupyterhub_config.py", "workshop/README.md", "workshop/tljh.sh"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, tmp_path / name)
     for notebook in [*(REPO / "notebooks").glob("[0-9]*.ipynb"), *(REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb")]:
@@ -88,6 +90,15 @@ def test_binder_links_can_be_aimed_at_the_published_repository(tmp_path):
         text = (root / name).read_text(encoding="utf-8")
         assert "OWNER/REPO" not in text
         assert text.count("mybinder.org/v2/gh/course-org/tool-calling/HEAD?urlpath=lab/tree/notebooks/") >= 12
+    # The same command aims the workshop hub: its nbgitpuller links, the repository its config
+    # hands out, and the clone commands of its setup.
+    for name in ("notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
+        text = (root / name).read_text(encoding="utf-8")
+        assert text.count("/hub/user-redirect/git-pull?repo=https://github.com/course-org/tool-calling&") >= 12
+    assert 'COURSE_REPO = "https://github.com/course-org/tool-calling"' in (root / "workshop/jupyterhub_config.py").read_text()
+    for name in ("workshop/README.md", "workshop/tljh.sh"):
+        text = (root / name).read_text(encoding="utf-8")
+        assert "OWNER/REPO" not in text and "git clone https://github.com/course-org/tool-calling " in text
     wrong = _links(root, "not a slug")
     assert (wrong.returncode, wrong.stderr) == (2, "expected org/name, got 'not a slug'\n")
 
@@ -102,6 +113,21 @@ def test_the_link_check_names_what_is_missing(tmp_path):
     assert done.returncode == 1
     assert "README.md: no Binder link for notebooks/07_parallel_calls.ipynb" in done.stderr
     assert "notebooks/INSTRUCTOR.md: no Binder link for notebooks/11_new.ipynb" in done.stderr
+    assert "notebooks/INSTRUCTOR.md: no nbgitpuller link for notebooks/11_new.ipynb" in done.stderr
+
+
+def test_the_link_check_names_a_hub_config_that_hands_out_another_repository(tmp_path):
+    root = _copy_for_links(tmp_path)
+    config = root / "workshop" / "jupyterhub_config.py"
+    config.write_text(config.read_text().replace("github.com/OWNER/REPO", "github.com/someone/else"))
+    guide = root / "notebooks" / "INSTRUCTOR.md"
+    guide.write_text(guide.read_text(encoding="utf-8").replace("notebooks/02_parsing_arguments.ipynb` |",
+                                                               "notebooks/02_gone.ipynb` |"), encoding="utf-8")
+    done = _links(root)
+    assert done.returncode == 1
+    assert "the links name 2 repositories, not one: OWNER/REPO, someone/else" in done.stderr
+    assert "notebooks/INSTRUCTOR.md: the nbgitpuller link for notebooks/02_gone.ipynb opens nothing the course has" in done.stderr
+    assert "notebooks/INSTRUCTOR.md: no nbgitpuller link for notebooks/02_parsing_arguments.ipynb" in done.stderr
 
 
 def test_a_binder_like_build_runs_every_notebook(tmp_path, node_tools):

@@ -8,6 +8,7 @@ runs the SDK), never a copy of them.
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 
 import typing_extensions
@@ -172,6 +173,189 @@ def test_is_error_is_optional_and_defaults_to_false():
     assert "isError" not in mcp_types.CallToolResult.model_json_schema().get("required", []), claim
 
 
+# ---- mcp: what the SDK does by default, and the handshake older servers speak (notebook 03 §1–2) ----
+
+
+def _files_server():
+    from course_lib.fs_server import Workspace, build_server
+    from course_lib.paths import fixtures_dir
+
+    return build_server(Workspace(fixtures_dir() / "workspace"))
+
+
+def test_the_client_defaults_to_auto_and_dispatches_an_in_process_server_directly():
+    from mcp import Client
+
+    claim = "03 §1: mcp.Client's default mode is 'auto'"
+    assert Client.__dataclass_fields__["mode"].default == "auto", claim
+    text = " ".join(inspect.getsource(Client).split())
+    claim = "03 §1: in auto mode an in-process server is dispatched directly, without JSON-RPC framing"
+    assert "for an in-process `Server`/`MCPServer` it dispatches directly without JSON-RPC framing" in text, claim
+    claim = "03 §1: 'legacy' forces the initialize handshake"
+    assert "'legacy' forces the initialize handshake" in text, claim
+    claim = "03 §1: ttlMs and cacheScope are caching hints of 2026-07-28 (SEP-2549)"
+    assert "caching for the SEP-2549 cacheable methods (2026-07-28)" in text and "ttlMs`/`cacheScope` hints" in text, claim
+
+
+@pytest.mark.anyio
+async def test_the_default_client_speaks_2026_07_28_with_no_handshake():
+    from mcp import Client
+
+    async with Client(_files_server()) as client:
+        version, session = client.protocol_version, client.session
+        initialized, discovered = session.initialize_result, session.discover_result
+        result = await client.call_tool("read_text_file", {"path": "/workspace/notes.txt", "head": 1})
+    claim = "03 §1: Client(server) with no mode negotiates 2026-07-28, from server/discover, with no initialize"
+    assert (version, initialized) == ("2026-07-28", None), claim
+    assert discovered.supported_versions == ["2026-07-28"] and discovered.capabilities.tools is not None, claim
+    claim = "03 §1: a 2026-07-28 result says what kind of result it is: resultType 'complete'"
+    assert result.result_type == "complete" and result.model_dump(by_alias=True)["resultType"] == "complete", claim
+
+
+@pytest.mark.anyio
+async def test_auto_mode_over_a_transport_sends_discover_and_stamps_every_request():
+    from course_lib.connection import McpConnection
+
+    async with McpConnection(_files_server(), mode="auto") as connection:
+        await connection.list_tools()
+        await connection.call_tool("read_text_file", {"path": "/workspace/notes.txt", "head": 1})
+    sent = [m.json for m in connection.messages if m.direction == "app→server"]
+    answers = [m.json for m in connection.messages if m.direction == "server→app"]
+    claim = "03 §1: at 2026-07-28 there is no initialize and no notifications/initialized: server/discover comes first"
+    assert [m["method"] for m in sent] == ["server/discover", "tools/list", "tools/call"], claim
+    claim = "03 §1: every 2026-07-28 request carries its protocol version, client info and capabilities in params._meta"
+    for request in sent:
+        meta = request["params"]["_meta"]
+        assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28", claim
+        assert {"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/clientCapabilities"} <= set(meta), claim
+    claim = "03 §1: every 2026-07-28 result carries resultType; discover answers with supportedVersions and capabilities"
+    assert all(answer["result"]["resultType"] == "complete" for answer in answers), claim
+    assert answers[0]["result"]["supportedVersions"] == ["2026-07-28"] and "tools" in answers[0]["result"]["capabilities"], claim
+
+
+def test_legacy_requests_carry_no_meta_envelope():
+    import anyio
+
+    from course_lib.connection import McpConnection
+
+    async def run():
+        async with McpConnection(_files_server(), mode="legacy") as connection:
+            await connection.call_tool("read_text_file", {"path": "/workspace/notes.txt", "head": 1})
+        return connection.messages
+
+    messages = anyio.run(run)
+    claim = "03 §2: a 2025-11-25 session opens with initialize and notifications/initialized; its requests carry no _meta"
+    sent = [m.json for m in messages if m.direction == "app→server"]
+    assert [m["method"] for m in sent][:3] == ["initialize", "notifications/initialized", "tools/call"], claim
+    assert "id" not in sent[1] and all("_meta" not in m.get("params", {}) for m in sent), claim
+
+
+@pytest.mark.anyio
+@pytest.mark.usefixtures("node_tools")
+async def test_the_reference_server_speaks_2025_11_25_and_auto_mode_falls_back_to_the_handshake(tmp_path):
+    from mcp.client.stdio import stdio_client
+
+    from course_lib.connection import McpConnection
+    from course_lib.node_tools import reference_server
+    from course_lib.paths import node_dir, workspace_dir
+
+    sdk = (node_dir() / "node_modules/@modelcontextprotocol/sdk/dist/esm/types.js").read_text(encoding="utf-8")
+    claim = "03 §2 / 03b §1: the reference server's MCP SDK knows no revision newer than 2025-11-25"
+    assert "export const LATEST_PROTOCOL_VERSION = '2025-11-25';" in sdk, claim
+    with (tmp_path / "stderr.txt").open("w+") as log:
+        async with McpConnection(stdio_client(reference_server(workspace_dir()), errlog=log), mode="auto") as connection:
+            version = connection.protocol_version
+    sent = [m.json.get("method") for m in connection.messages if m.direction == "app→server"]
+    discover_answer = connection.exchanges("server/discover")[0].response
+    claim = "03 §2 / 03b §1: asked for server/discover the reference server answers -32601, and auto mode falls back to initialize"
+    assert discover_answer["error"]["code"] == -32601, claim
+    assert sent == ["server/discover", "initialize", "notifications/initialized"] and version == "2025-11-25", claim
+
+
+# ---- Node: what the pinned Inspector needs (notebook 03b, README troubleshooting) -----------------
+
+
+def test_the_pinned_inspector_declares_node_22_19_and_the_course_installs_a_node_that_meets_it():
+    import json
+    import re
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    lock = json.loads((repo / "tests" / "node" / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    claim = "03b §setup, README troubleshooting: the pinned MCP Inspector declares node >= 22.19.0"
+    assert lock["node_modules/@modelcontextprotocol/inspector"]["engines"] == {"node": ">=22.19.0"}, claim
+    node = lock["node_modules/node"]["version"]
+    claim = "03b / README: make node-tools installs a Node (npm package `node`) that meets the Inspector's engines"
+    assert tuple(map(int, node.split("."))) >= (22, 19, 0), claim
+    claim = "README (both editions): the Node line names the Inspector's minimum, 22.19, and no older one"
+    for readme in ("README.md", "README.zh-CN.md"):
+        text = (repo / readme).read_text(encoding="utf-8")
+        item = next(item for item in text.split("\n- ") if "make node-tools" in item and "03b" in item)
+        assert "node ≥ 22.19" in item and not re.search(r"Node 20|20\+", item), (readme, claim)
+    claim = "03b: the notebook names the Inspector's minimum and starts it with the project-local Node"
+    cells = json.loads((repo / "notebooks" / "03b_reference_server_side_by_side.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = {cell["id"]: "".join(cell["source"]) for cell in cells}
+    assert "node\n≥ 22.19" in text["81aba1b2"] or "node ≥ 22.19" in text["81aba1b2"], claim
+    assert not any(re.search(r"Node 20|20\+", source) for source in text.values()), claim
+    assert text["ca8a1402"].startswith('INSPECT = ["tests/node/node_modules/.bin/node", '), claim
+
+
+# ---- openai: streaming a call (notebook 04b) ------------------------------------------------------
+
+
+def test_the_arguments_done_event_carries_the_whole_arguments_text():
+    from openai.types.responses import ResponseFunctionCallArgumentsDoneEvent
+
+    claim = "04b §3–4, streaming.PartialItem.arguments: response.function_call_arguments.done carries the whole arguments"
+    assert field_type(ResponseFunctionCallArgumentsDoneEvent, "arguments") is str, claim
+    assert "Emitted when function-call arguments are finalized" in (ResponseFunctionCallArgumentsDoneEvent.__doc__ or ""), claim
+    assert literals(field_type(ResponseFunctionCallArgumentsDoneEvent, "type")) == {"response.function_call_arguments.done"}
+    claim = "04b §5: the arguments events name their item (item_id, output_index), not the call: no call_id"
+    assert {"item_id", "output_index"} <= set(ResponseFunctionCallArgumentsDoneEvent.model_fields), claim
+    assert "call_id" not in ResponseFunctionCallArgumentsDoneEvent.model_fields, claim
+
+
+# ---- anthropic and openai: the other envelopes and the hosted mcp tool (notebook 04c) -------------
+
+
+def test_a_messages_client_tool_may_carry_type_custom():
+    from anthropic.types import ToolParam
+
+    hints = typing.get_type_hints(ToolParam, include_extras=True)
+    claim = "04c §3: an Anthropic client tool needs name and input_schema; its optional `type` can only be 'custom'"
+    assert required_keys(ToolParam) == {"name", "input_schema"}, claim
+    assert literals(hints["type"]) == {"custom"}, claim
+
+
+def test_the_responses_custom_tool_is_another_thing():
+    claim = "04c §3: Responses has its own `custom` tool type (free-form input), not the same as Anthropic's custom client tool"
+    assert "custom" in type_tags(rt.ToolParam), claim
+    assert "format" in typing.get_type_hints(rt.CustomToolParam) and "parameters" not in typing.get_type_hints(rt.CustomToolParam), claim
+
+
+def test_the_hosted_mcp_tool_reaches_its_server_by_url_tunnel_or_connector():
+    from openai.types.responses import tool_param
+
+    keys = set(typing.get_type_hints(tool_param.Mcp))
+    claim = "04c §6–7: the hosted mcp tool takes server_url, tunnel_id (a Secure MCP Tunnel) or connector_id"
+    assert {"server_url", "tunnel_id", "connector_id", "server_label", "require_approval"} <= keys, claim
+    assert required_keys(tool_param.Mcp) == {"server_label", "type"}, claim
+    text = " ".join(inspect.getsource(tool_param.Mcp).split())
+    assert "One of `server_url`, `connector_id`, or `tunnel_id` must be provided." in text, claim
+    assert "The Secure MCP Tunnel ID to use instead of a direct server URL." in text, claim
+
+
+def test_approval_request_id_pairs_the_approval_with_its_request():
+    from openai.types.responses.response_output_item import McpCall
+
+    claim = "04c §6–7: an mcp_approval_response names the request it answers by approval_request_id (required)"
+    assert {"approval_request_id", "approve", "type"} <= required_keys(response_input_param.McpApprovalResponse), claim
+    claim = "04c §6–7: the mcp_call records its approval_request_id and has an id but no call_id"
+    assert "approval_request_id" in McpCall.model_fields and "id" in McpCall.model_fields, claim
+    assert "call_id" not in McpCall.model_fields, claim
+    assert {"id", "arguments", "name", "server_label", "type"} <= required_keys(response_input_param.McpApprovalRequest)
+
+
 # ---- JSON Schema (notebooks 01 §3, 02, 03b) -------------------------------------------------------
 
 
@@ -180,6 +364,128 @@ def test_json_schema_integer_accepts_integral_numbers(value):
     claim = "01 §3 / 02: JSON Schema's integer accepts 20.0 and 1e2, so the server's check must accept them too"
     assert jsonschema.Draft202012Validator({"type": "integer"}).is_valid(value), claim
     assert jsonschema.Draft202012Validator(input_schema()).is_valid({"path": "x", "head": value}), claim
+
+
+# ---- mcp over HTTP: who writes which refusal (notebook 03c §4, §5; course_lib.http_refusals) -------
+
+
+def _scope(method: str = "POST", **headers: str) -> dict:
+    raw = [(name.replace("_", "-").encode(), value.encode()) for name, value in headers.items()]
+    return {"type": "http", "method": method, "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
+            "headers": raw, "scheme": "http", "server": ("127.0.0.1", 8765), "client": ("127.0.0.1", 1)}
+
+
+async def _asgi(app, scope: dict, body: bytes = b"") -> tuple[int, dict[bytes, bytes], bytes]:
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent[0]["status"], dict(sent[0].get("headers", [])), b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@pytest.mark.anyio
+async def test_the_sdk_s_origin_host_and_content_type_refusals_are_plain_text():
+    from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+    from starlette.requests import Request
+
+    security = TransportSecurityMiddleware(TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=["127.0.0.1:*"], allowed_origins=["http://127.0.0.1:*"]))
+    claim = ("03c §4 and http_refusals: the SDK's TransportSecuritySettings checks answer in plain text; the JSON-RPC "
+             "bodies the notebook shows for 403/421 are written by the course's gate")
+    for headers, status, text in [
+        ({"host": "127.0.0.1:8765", "origin": "https://evil.example", "content_type": "application/json"}, 403,
+         b"Invalid Origin header"),
+        ({"host": "evil.example", "content_type": "application/json"}, 421, b"Invalid Host header"),
+        ({"host": "127.0.0.1:8765", "content_type": "text/plain"}, 400, b"Invalid Content-Type header"),
+    ]:
+        response = await security.validate_request(Request(_scope(**headers)), is_post=True)
+        assert (response.status_code, response.body) == (status, text), claim
+        assert b"application/json" not in dict(response.raw_headers).get(b"content-type", b""), claim
+
+
+@pytest.mark.anyio
+async def test_the_sdk_s_body_limit_refusal_is_plain_text():
+    from mcp.server.transport_security import RequestBodyLimitMiddleware
+
+    async def never(scope, receive, send):  # pragma: no cover - the limit answers first
+        raise AssertionError("reached the app")
+
+    status, headers, body = await _asgi(RequestBodyLimitMiddleware(never, 8), _scope(content_length="9"), b"x" * 9)
+    claim = "03c §4: the SDK refuses a body over its limit with 413 in plain text (the course makes it JSON-RPC)"
+    assert (status, body) == (413, b"Request body too large") and b"application/json" not in headers.get(b"content-type", b""), claim
+
+
+@pytest.mark.anyio
+async def test_the_sdk_s_401_says_invalid_token_even_without_credentials():
+    from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
+
+    async def never(scope, receive, send):  # pragma: no cover - auth answers first
+        raise AssertionError("reached the app")
+
+    status, headers, body = await _asgi(RequireAuthMiddleware(never, [], None), _scope())  # no Authorization at all
+    claim = ("03c §5: the SDK's RequireAuthMiddleware answers a request with no credentials with error=\"invalid_token\"; "
+             "RFC 6750 §3.1 says such a request SHOULD get a challenge without an error code, so the course's gate "
+             "removes it (http_refusals._without_error_code)")
+    assert status == 401 and b'error="invalid_token"' in headers[b"www-authenticate"], claim
+    assert json.loads(body)["error"] == "invalid_token", claim
+
+
+@pytest.mark.anyio
+async def test_the_stock_sdk_accepts_an_id_null_request_in_silence_and_dumps_validation_errors():
+    """What the course's gate is for, on the stock app: a request with `id: null` is taken for a
+    notification (202, never run), and a batch gets -32602 with a pydantic dump."""
+    import httpx
+
+    from course_lib.fs_server import Workspace, build_server
+    from course_lib.paths import fixtures_dir
+
+    app = build_server(Workspace(fixtures_dir() / "workspace")).streamable_http_app()
+    accept = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "facts", "version": "0"}}}
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000") as client:
+        opened = await client.post("/mcp", json=initialize, headers=accept)
+        session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        silent = await client.post("/mcp", headers=session, json={"jsonrpc": "2.0", "id": None, "method": "tools/list"})
+        batch = await client.post("/mcp", headers=session, content=b"[]")
+    claim = "22 / 03c: over the stock SDK's HTTP transport a request with id null gets 202 with no body"
+    assert (silent.status_code, silent.content) == (202, b""), claim
+    claim = "22 / 03c: the stock SDK answers a batch with -32602 and a pydantic validation dump, not -32600"
+    assert batch.status_code == 400 and batch.json()["error"]["code"] == -32602, claim
+    assert batch.json()["error"]["message"].startswith("Validation error"), claim
+
+
+def test_uvicorn_answers_what_h11_cannot_parse_in_plain_text_through_send_400_response():
+    from uvicorn.protocols.http import flow_control, h11_impl
+
+    handle = inspect.getsource(h11_impl.H11Protocol.handle_events)
+    claim = ("http_limits.BoundedH11Protocol: uvicorn's h11 protocol answers every h11 protocol error through "
+             "send_400_response with the plain text 'Invalid HTTP request received.' (the course overrides that method)")
+    assert "self.send_400_response(msg)" in handle and '"Invalid HTTP request received."' in handle, claim
+    assert b"text/plain" in inspect.getsource(h11_impl.H11Protocol.send_400_response).encode(), claim
+    claim = "http_limits: uvicorn's own connection cap (limit_concurrency) answers 503 in plain text; the course caps itself"
+    assert '"Service Unavailable"' in inspect.getsource(flow_control.service_unavailable), claim
+
+
+def test_the_parsers_refuse_numbers_longer_than_4300_digits():
+    import pydantic_core
+
+    from course_lib.frames import LONGEST_NUMBER
+
+    claim = ("course_lib.frames: Python's json and pydantic-core (the SDK's parser) refuse an integer of more than "
+             "4300 digits (sys.int_info.default_max_str_digits), though it is valid JSON; so the frame check reads "
+             "such a frame again to keep its id")
+    assert LONGEST_NUMBER == 4300, claim
+    for parse in (json.loads, pydantic_core.from_json):
+        assert parse("9" * 4300) == int("9" * 4300), claim
+        with pytest.raises(ValueError):
+            parse("9" * 4301)
 
 
 # ---- mcp: output schemas describe successes (issue 22; notebook 03 §4) ------------------------------

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from course_lib.node_tools import bin_path
+from course_lib.node_tools import inspector_command
 from course_lib.paths import workspace_dir
 
 
@@ -15,7 +15,7 @@ def inspect(tmp_path_factory, node_tools):
     home = tmp_path_factory.mktemp("inspector-home")  # the Inspector may keep a catalog under $HOME
 
     def run(*args):
-        command = [str(bin_path("mcp-inspector")), "--cli", sys.executable, "-m", "course_lib.fs_server",
+        command = [*inspector_command(), "--cli", sys.executable, "-m", "course_lib.fs_server",
                    "--root", str(workspace_dir()), *args]  # fmt: skip
         done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=home,
                               env={"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(home)})  # fmt: skip

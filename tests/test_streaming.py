@@ -1,5 +1,6 @@
-"""course_lib.streaming: events assembled per item, arguments parsed only at .done, and the course's
-own loop run with every request streamed (the same calls, trace and answer as unstreamed)."""
+"""course_lib.streaming: events assembled per item, arguments parsed from their
+`response.function_call_arguments.done` event on, and the course's own loop run with every request
+streamed (the same calls, trace and answer as unstreamed; each request with its own ids)."""
 
 import json
 
@@ -21,6 +22,15 @@ def course(monkeypatch):
     c = start_course(quiet=True)
     yield c
     c.close()
+
+
+def without_ids(value):
+    """The JSON with every `id` and `call_id` left out: what two separate requests can share."""
+    if isinstance(value, dict):
+        return {k: without_ids(v) for k, v in value.items() if k not in ("id", "call_id")}
+    if isinstance(value, list):
+        return [without_ids(v) for v in value]
+    return value
 
 
 def events_of(client, text, **extra):
@@ -45,6 +55,38 @@ def test_the_partial_state_grows_piece_by_piece_and_the_arguments_parse_only_at_
     assert assembler.final() == events[-1].response and "(done)" in assembler.text()
 
 
+def test_the_arguments_parse_at_their_done_event_before_the_item_is_done(client):
+    # The arguments .done event carries the whole text (ResponseFunctionCallArgumentsDoneEvent:
+    # "emitted when function-call arguments are finalized"): the call can be parsed there.
+    events = events_of(client, ONE_READ)
+    at = next(i for i, e in enumerate(events) if e.type == "response.function_call_arguments.done")
+    assert events[at + 1].type == "response.output_item.done"  # the item finishes after it
+    assembler = StreamAssembler()
+    for event in events[:at]:
+        partial = assembler.feed(event)
+    with pytest.raises(StreamBroken, match="still streaming"):
+        partial.arguments()
+    partial = assembler.feed(events[at])
+    assert partial.arguments_done and not partial.done and partial.item is None
+    assert partial.arguments() == json.loads(events[at].arguments) == {"path": "/workspace/notes.txt", "head": 5}
+    assembler.feed(events[at + 1])
+    assert partial.done and partial.arguments() == json.loads(partial.item.arguments)
+
+
+def test_a_message_item_has_no_arguments_to_parse(client, monkeypatch):
+    assembler = StreamAssembler()
+    for event in events_of(client, "Say hello"):
+        assembler.feed(event)
+    [message] = assembler.items.values()
+    assert message.type == "message" and message.done
+    monkeypatch.setenv("COURSE_LANG", "en")
+    with pytest.raises(StreamBroken, match="^output item 0 is a message, not a function_call: it has no arguments$"):
+        message.arguments()
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    with pytest.raises(StreamBroken, match="^输出项 0 是 message，不是 function_call：它没有 arguments$"):
+        message.arguments()
+
+
 def test_parallel_calls_are_assembled_apart_by_output_index(client):
     assembler = StreamAssembler()
     for event in events_of(client, TWO_READS):
@@ -59,7 +101,7 @@ def test_a_finished_text_that_is_no_json_object_is_refused_at_done():
     from course_lib.streaming import PartialItem
 
     with pytest.raises(ArgumentsError):
-        PartialItem(0, "fc_1", "function_call", "f", "call_1", text='{"path": "a"', done=True).arguments()
+        PartialItem(0, "fc_1", "function_call", "f", "call_1", text='{"path": "a"', arguments_done=True).arguments()
 
 
 def test_events_that_do_not_add_up_are_refused(client):
@@ -100,10 +142,17 @@ def test_the_streamed_loop_makes_the_same_calls_and_answer_as_the_unstreamed_one
     printed = capsys.readouterr().out
     plain = course.run(TWO_READS)
     assert (result.status, result.steps, result.answer) == ("completed", 2, plain.answer)
-    assert [(link.call_id, link.arguments_text, link.output) for link in result.trace] == \
-        [(link.call_id, link.arguments_text, link.output) for link in plain.trace]
-    assert [r.to_dict() for r in result.responses] == [r.to_dict() for r in plain.responses]
-    assert result.context == plain.context
+    # The same calls and results; the ids are each request's own, so they are left out of the comparison.
+    assert [(link.alias, link.arguments_text, link.output) for link in result.trace] == \
+        [(link.alias, link.arguments_text, link.output) for link in plain.trace]
+    assert [without_ids(r.to_dict()["output"]) for r in result.responses] == \
+        [without_ids(r.to_dict()["output"]) for r in plain.responses]
+    assert without_ids(result.context) == without_ids(plain.context)
+    # Inside each conversation every output quotes the call_id of a call before it.
+    for run in (result, plain):
+        calls = [item["call_id"] for item in run.context if item.get("type") == "function_call"]
+        outputs = [item["call_id"] for item in run.context if item.get("type") == "function_call_output"]
+        assert outputs == calls and len(calls) == 2
     # What the learner saw: the arguments growing, then the answer's text as it arrived.
     assert '[0] fs__read_text_file  +\'{"\'' in printed and printed.endswith(plain.answer + "\n")
     assert len(streamed.turns) == 2 and all(t.response is not None for t in streamed.turns)
@@ -140,10 +189,11 @@ def test_parsing_too_early_is_refused_in_the_editions_language(client, monkeypat
     for event in events[:6]:
         partial = early.feed(event)
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
-    with pytest.raises(StreamBroken, match=r"^输出项 0 还在流式传输中；等它的 \.done 事件到来再解析$"):
+    with pytest.raises(StreamBroken, match=r"^输出项 0 还在流式传输中；等它的 response\.function_call_arguments\.done 事件到来再解析$"):
         partial.arguments()
     monkeypatch.setenv("COURSE_LANG", "en")
-    with pytest.raises(StreamBroken, match=r"^output item 0 is still streaming; parse it at its \.done event$"):
+    with pytest.raises(StreamBroken, match=r"^output item 0 is still streaming; parse it at its "
+                                           r"response\.function_call_arguments\.done event$"):
         partial.arguments()
 
 

@@ -1,5 +1,5 @@
 """The stored outputs of the zh-CN twins of notebooks 04, 04b and 04c: the labels a learner reads are
-Chinese (the three kinds of object, the field labels, the stream's row words, the finish labels),
+Chinese (the ids line, the field labels, the stream's row words, the finish labels),
 while the wire values, ids and field names next to them stay exactly as they are, and the English
 notebooks keep their English words."""
 
@@ -31,17 +31,11 @@ def en() -> dict[str, dict[str, str]]:
     return {stem: outputs(NOTEBOOKS / f"{stem}.ipynb") for stem in (FEEDBACK, STREAMING, ENVELOPES)}
 
 
-def test_04_the_kinds_table_speaks_the_glossarys_words_and_lines_up(zh, en):
-    table = zh[FEEDBACK]["85c8e3fe"].split("\n\n")[0].splitlines()
-    assert table[0] == "对象                         | 种类   | 变了吗？"
-    assert "tools[0].parameters          | 规则   | 否" in table
-    assert "function_call.arguments      | 值     | 是" in table
-    assert "最终回答                     | 结果   | 是" in table
-    assert not {"rule", "value", "result", "final answer"} & {word.strip() for line in table for word in line.split("|")}
-    # the columns line up by display width, as the header does (a Chinese character takes two)
-    assert {line.index("|") + sum(ord(ch) > 0x2E80 for ch in line[: line.index("|")]) for line in table} == {29}
-    english = en[FEEDBACK]["85c8e3fe"]
-    assert "final answer                 | result | yes" in english and "tools[0].parameters          | rule   | no" in english
+def test_04_the_ids_line_speaks_chinese_the_ids_stay(zh, en):
+    line = zh[FEEDBACK]["bb1ef78a"].splitlines()[-1]
+    assert line.startswith("这段对话的 call_id： call_") and "| 请求 1 的： call_" in line
+    assert "conversation" not in zh[FEEDBACK]["bb1ef78a"]
+    assert en[FEEDBACK]["bb1ef78a"].splitlines()[-1].startswith("this conversation's call_id: call_")
 
 
 def test_04_field_labels_and_the_server_log_are_chinese_the_field_names_stay(zh, en):

@@ -4,9 +4,11 @@
   measured, not stored: the check runs the task twice for real (first 20 lines, then first 5) and
   sees which objects changed, and whether each one exists before or only after the server ran.
 - `check_final_text(fn)`: the learner's `final_text(response_json) -> str` is run on real recorded
-  Responses bodies (and four assembled from real items and the SDK's item types: a call next to a
-  message, a message in two parts, a refusal part, a reasoning item) and compared with the openai
-  SDK's own `Response.output_text`.
+  Responses bodies (and six assembled from real items in the SDK's item types: a call next to a
+  message, a message in two parts, a refusal part after the text and one before it, a reasoning
+  item, two messages around a call), then on every output list of up to three items drawn from
+  five real kinds (`composed_cases`: the promise is "every message, every part, in order"), and
+  compared with the openai SDK's own `Response.output_text`.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`).
 The object names of exercise 1 are keys the check reads, so they stay as the starter writes them;
@@ -16,6 +18,8 @@ the case labels of exercise 2 have a Chinese twin (`CASE_LABELS_ZH`).
 from __future__ import annotations
 
 import copy
+import difflib
+import itertools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +28,8 @@ from openai.types.responses import Response
 
 from course_lib.arguments import quote
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.offline import offline_course
 from course_lib.lang import say
 
 KINDS = ("rule", "value", "result")
@@ -41,9 +47,7 @@ TWO_READS = "Show the first 3 lines of /workspace/notes.txt and the last 2 lines
 def _record(task: str, **options: Any) -> dict[str, Any]:
     """Run `task` once on a fresh course (offline model, in-process files server) and return the
     JSON bodies that crossed: tools/list, both model exchanges and the first tools/call."""
-    from course_lib.course import start_course
-
-    course = start_course(quiet=True)
+    course = offline_course()
     try:
         course.run(task, **options)
         model = course.wire.exchanges
@@ -141,29 +145,38 @@ def _why(name: str, truth: str, guess: str, first: Any, second: Any) -> str:
                "以及由它构建出来的东西）。")
 
 
+def _label(value: Any) -> Any:
+    """A learner's label as the check reads it: "Rule" and " rule " name the kind "rule" too."""
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 def check_kinds(answer: dict[str, str]) -> bool:
     """Compare the learner's labels with the kinds measured on two real runs."""
-    if not_answered(answer) or (isinstance(answer, dict) and all(v is ... for v in answer.values())):
+    labels = as_dict(answer)
+    if not_answered(answer) or (labels is not None and all(v is ... for v in labels.values())):
         return failed(say('Not answered yet: replace each ... with "rule", "value" or "result".',
                           '还没有作答：把每个 ... 换成 "rule"、"value" 或 "result"。'))
-    if not isinstance(answer, dict):
-        return failed(say(f"Give a dict from object name to kind; you gave {type(answer).__name__}.",
-                          f"请给出一个从对象名到种类的 dict；你给的是 {type(answer).__name__}。"))
-    unknown = [name for name in answer if name not in OBJECTS]
+    if labels is None:
+        return failed(say("Give a dict from object name to kind; you gave {kind}.",
+                          "请给出一个从对象名到种类的 dict；你给的是 {kind}。", kind=type_name(answer)))
+    unknown = [name for name in labels if name not in OBJECTS]
     if unknown:
-        return failed(say(f"{unknown[0]!r} is not one of the recorded objects; keep the names of the starter.",
-                          f"{unknown[0]!r} 不是记录下来的对象之一；请保留起始代码里的名字。"))
-    missing = [name for name in OBJECTS if name not in answer or answer[name] is ...]
+        close = difflib.get_close_matches(unknown[0], list(OBJECTS), n=1) if isinstance(unknown[0], str) else []
+        near = say(" (did you mean {name!r}?)", "（你是不是想写 {name!r}？）", name=close[0]) if close else ""
+        return failed(say("{name} is not one of the recorded objects{near}; keep the names of the starter.",
+                          "{name} 不是记录下来的对象之一{near}；请保留起始代码里的名字。", name=shown(unknown[0]), near=near))
+    missing = [name for name in OBJECTS if labels.get(name, ...) is ...]
     if missing:
         return failed(say(f"Not answered yet for {missing[0]!r}: give it \"rule\", \"value\" or \"result\".",
                           f"{missing[0]!r} 还没有作答：给它 \"rule\"、\"value\" 或 \"result\"。"))
-    for name, kind in answer.items():
-        if kind not in KINDS:
-            return failed(say(f"{name!r}: {kind!r} is not a kind; use \"rule\", \"value\" or \"result\".",
-                              f"{name!r}：{kind!r} 不是一种种类；请用 \"rule\"、\"value\" 或 \"result\"。"))
+    for name, label in labels.items():
+        if not isinstance(_label(label), str) or _label(label) not in KINDS:
+            return failed(say("{name!r}: {label} is not a kind; use \"rule\", \"value\" or \"result\".",
+                              "{name!r}：{label} 不是一种种类；请用 \"rule\"、\"value\" 或 \"result\"。",
+                              name=name, label=shown(label)))
     for name, (truth, first, second) in measured_kinds().items():
-        if answer[name] != truth:
-            return failed(_why(name, truth, answer[name], first, second))
+        if _label(labels[name]) != truth:
+            return failed(_why(name, truth, _label(labels[name]), first, second))
     return passed(say("All {n} objects labelled as the two real runs show them.",
                       "{n} 个对象全部标对了，与两次真实运行测得的一致。", n=len(OBJECTS)))
 
@@ -171,38 +184,79 @@ def check_kinds(answer: dict[str, str]) -> bool:
 # ---- exercise 2: the final answer's text --------------------------------------------------------
 
 
-def final_text_cases() -> list[tuple[str, dict[str, Any]]]:
-    """(label, Responses body) pairs: recorded from real runs, and four assembled from real items."""
+def _pieces() -> dict[str, Any]:
+    """The real items the cases are made of: from a one-call run and a two-call run."""
     one = _record(TASKS[0])
     two = _record(TWO_READS)
-    call, message = _call(one), one["response_2"]["output"][0]
-    call_then_message = copy.deepcopy(one["response_2"])
-    call_then_message["output"] = [call, message]
+    message = one["response_2"]["output"][0]
     head, sep, rest = two["response_2"]["output"][0]["content"][0]["text"].partition("\n\n")
-    split = copy.deepcopy(two["response_2"])
-    part = split["output"][0]["content"][0]
-    split["output"][0]["content"] = [dict(part, text=head + sep), dict(part, text=rest)]
-    # A refusal part and a reasoning item, in the SDK's own shapes (ResponseOutputRefusal,
-    # ResponseReasoningItem): neither is answer text, and output_text leaves both out.
-    refused = copy.deepcopy(one["response_2"])
-    refused["output"][0]["content"] = [dict(refused["output"][0]["content"][0], text="I read the file. "),
-                                       {"type": "refusal", "refusal": "I won't quote line 7: it holds a secret."}]
-    reasoned = copy.deepcopy(one["response_2"])
+    part = two["response_2"]["output"][0]["content"][0]
     thought = "The tool returned 20 lines; quote them and name the tool."
-    reasoned["output"] = [{"id": "rs_" + message["id"].removeprefix("msg_"), "type": "reasoning",
-                           "summary": [{"type": "summary_text", "text": thought}],
-                           "content": [{"type": "reasoning_text", "text": thought}]}, message]  # fmt: skip
+    return {
+        "one": one, "two": two, "call": _call(one), "message": message,
+        "second_message": two["response_2"]["output"][0],
+        "two_parts": [dict(part, text=head + sep), dict(part, text=rest)],
+        # A refusal part and a reasoning item, in the SDK's own shapes (ResponseOutputRefusal,
+        # ResponseReasoningItem): neither is answer text, and output_text leaves both out.
+        "refusal": {"type": "refusal", "refusal": "I won't quote line 7: it holds a secret."},
+        "reasoning": {"id": "rs_" + message["id"].removeprefix("msg_"), "type": "reasoning",
+                      "summary": [{"type": "summary_text", "text": thought}],
+                      "content": [{"type": "reasoning_text", "text": thought}]},
+    }  # fmt: skip
+
+
+def _body(base: dict[str, Any], output: list[dict[str, Any]]) -> dict[str, Any]:
+    body = copy.deepcopy(base)
+    body["output"] = copy.deepcopy(output)
+    return body
+
+
+def final_text_cases(pieces: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """(label, Responses body) pairs: recorded from real runs, and six assembled from real items
+    (`pieces`: from `_pieces()`, recorded afresh when not given)."""
+    p = pieces or _pieces()
+    one, two, call, message = p["one"], p["two"], p["call"], p["message"]
+    final = one["response_2"]
+    first_part = message["content"][0]
     cases = [
-        ("the final answer, output = [message]", one["response_2"]),
+        ("the final answer, output = [message]", final),
         ("a tool call only, output = [function_call]", one["response_1"]),
         ("two tool calls, output = [function_call, function_call]", two["response_1"]),
-        ("a call next to a message, output = [function_call, message]", call_then_message),
-        ("one message in two parts, content = [output_text, output_text]", split),
-        ("a message with a refusal part, content = [output_text, refusal]", refused),
-        ("a reasoning item before the message, output = [reasoning, message]", reasoned),
-    ]
+        ("a call next to a message, output = [function_call, message]", _body(final, [call, message])),
+        ("one message in two parts, content = [output_text, output_text]",
+         _body(two["response_2"], [dict(p["second_message"], content=p["two_parts"])])),
+        ("a message with a refusal part, content = [output_text, refusal]",
+         _body(final, [dict(message, content=[dict(first_part, text="I read the file. "), p["refusal"]])])),
+        ("a reasoning item before the message, output = [reasoning, message]", _body(final, [p["reasoning"], message])),
+        ("two messages around a call, output = [message, function_call, message]",
+         _body(final, [dict(p["second_message"], id=message["id"] + "a"), call, message])),
+        ("a refusal part before the text, content = [refusal, output_text]",
+         _body(final, [dict(message, content=[p["refusal"], first_part])])),
+    ]  # fmt: skip
     for _, body in cases:
         Response.model_validate(body)  # every case is a valid Responses body
+    return cases
+
+
+def composed_cases(length: int = 3, pieces: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """Every output list of up to `length` items drawn from five real kinds of item (a message with
+    one part, a message in two parts, a message whose refusal part comes first, a function_call, a
+    reasoning item): the promise is "every message, every output_text part, in order", so the check
+    tries every order of them, not a sample."""
+    p = _pieces()
+    message, final = p["message"], p["one"]["response_2"]
+    kinds = {
+        "message": message,
+        "message(output_text, output_text)": dict(p["second_message"], content=p["two_parts"]),
+        "message(refusal, output_text)": dict(message, content=[p["refusal"], message["content"][0]]),
+        "function_call": p["call"],
+        "reasoning": p["reasoning"],
+    }
+    cases = []
+    for n in range(length + 1):
+        for names in itertools.product(kinds, repeat=n):
+            items = [dict(kinds[name], id=f"{kinds[name]['id']}_{i}") for i, name in enumerate(names)]
+            cases.append((f"output = [{', '.join(names)}]", _body(final, items)))
     return cases
 
 
@@ -214,8 +268,11 @@ CASE_LABELS_ZH = {
     "one message in two parts, content = [output_text, output_text]": "一条消息分成两个部分，content = [output_text, output_text]",
     "a message with a refusal part, content = [output_text, refusal]": "一条带 refusal 部分的消息，content = [output_text, refusal]",
     "a reasoning item before the message, output = [reasoning, message]": "消息之前有一个 reasoning 项，output = [reasoning, message]",
+    "two messages around a call, output = [message, function_call, message]":
+        "一个调用前后各有一条消息，output = [message, function_call, message]",
+    "a refusal part before the text, content = [refusal, output_text]": "文本之前有一个 refusal 部分，content = [refusal, output_text]",
 }
-"""The Chinese label of each case of `final_text_cases` (the hints read the English one)."""
+"""The Chinese label of each case of `final_text_cases`; a composed case's label is wire notation only."""
 
 
 def _case(label: str) -> str:
@@ -223,38 +280,56 @@ def _case(label: str) -> str:
     return say(f"case '{label}'", f"例子 '{CASE_LABELS_ZH.get(label, label)}'")
 
 
-def _hint(label: str, expected: str, got: str) -> str:
-    """Name the mistake behind a wrong join, from the case and from what came back."""
-    if not expected:
+def _messages(body: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    return [(i, item) for i, item in enumerate(body["output"]) if item["type"] == "message"]
+
+
+def _hint(body: dict[str, Any], expected: str, got: str) -> str:
+    """Name the mistake behind a wrong join, from the body's shape and from what came back."""
+    messages = _messages(body)
+    parts = [part for _, item in messages for part in item["content"]]
+    texts = [part["text"] for part in parts if part["type"] == "output_text"]
+    refusals = [part["refusal"] for part in parts if part["type"] == "refusal"]
+    reasoning = [c["text"] for item in body["output"] if item["type"] == "reasoning" for c in item["content"]]
+    if not messages:
         return say("This response has no message: return ''.", "这个响应里没有消息：返回 ''。")
-    if "reasoning" in label and got.count(expected) and len(got) > len(expected):
+    if any(thought in got for thought in reasoning):
         return say("You joined the reasoning item's text too: it is the model's reasoning, not its answer. "
                    "Take only items whose type is 'message'.",
                    "你把 reasoning 项的文本也拼了进来：那是模型的推理，不是它的回答。只取 type 为 'message' 的项。")
-    if "refusal" in label and len(got) > len(expected):
+    if any(refusal in got for refusal in refusals):
         return say("You joined the refusal part too: a refusal is not answer text (output_text leaves it out). "
                    "Take only parts whose type is 'output_text'.",
                    "你把 refusal 部分也拼了进来：拒绝不是回答文本（output_text 会把它排除在外）。"
                    "只取 type 为 'output_text' 的部分。")
-    if "output = [function_call, message]" in label or "reasoning" in label:
-        return say("The message is at output[1] here: walk every item and pick them by type.",
-                   "这里的消息位于 output[1]：遍历每一项，按类型挑选。")
-    if "two parts" in label:
+    if got.replace("\n", "").replace(" ", "") == expected.replace("\n", "").replace(" ", ""):
+        return say("Join with nothing in between: ''.join(...), not a space or a newline.",
+                   "中间什么也不加：用 ''.join(...)，不要用空格或换行。")
+    if got == "" and messages[0][0] > 0:
+        return say("The message is at output[{i}] here: walk every item and pick them by type.",
+                   "这里的消息位于 output[{i}]：遍历每一项，按类型挑选。", i=messages[0][0])
+    if refusals and parts[0]["type"] == "refusal" and got in ("", *refusals):
+        return say("A refusal part is not text, but it does not end the message: skip it and keep joining the "
+                   "output_text parts after it.",
+                   "refusal 部分不是文本，但它并不结束这条消息：跳过它，继续拼接它后面的 output_text 部分。")
+    if len(messages) > 1 and got in ("".join(p["text"] for p in item["content"] if p["type"] == "output_text")
+                                     for _, item in messages):  # fmt: skip
+        return say("This response has {n} message items and you took one: join the text of every message, in order.",
+                   "这个响应有 {n} 个 message 项，你只取了一个：把每条消息的文本按顺序拼接起来。", n=len(messages))
+    if len(texts) > 1 and got in texts:
         return say("Join the text of every output_text part, in order, with nothing in between.",
                    "把每个 output_text 部分的文本按顺序拼接起来，中间不加任何东西。")
-    if got and expected.startswith(got.strip()) and got != expected:
+    if got and expected.startswith(got) and got != expected:
         return say("You stopped early: join the text of every output_text part, in order, with nothing in between.",
                    "你停得太早了：把每个 output_text 部分的文本按顺序拼接起来，中间不加任何东西。")
-    if got.replace("\n", "").replace(" ", "") == expected.replace("\n", "").replace(" ", ""):
-        return say("Join with nothing in between: '' .join(...), not a space or a newline.",
-                   "中间什么也不加：用 '' .join(...)，不要用空格或换行。")
-    return say("Take the text of the output_text parts of the message items.",
-               "取 message 项里各个 output_text 部分的文本。")
+    return say("Take the text of the output_text parts of the message items, in order.",
+               "按顺序取 message 项里各个 output_text 部分的文本。")
 
 
-def _crash_hint(label: str, error: Exception) -> str:
+def _crash_hint(body: dict[str, Any], error: Exception) -> str:
     """Name the mistake behind a crash on one case."""
-    if "refusal" in label and isinstance(error, KeyError) and error.args == ("text",):
+    parts = [part for _, item in _messages(body) for part in item["content"]]
+    if isinstance(error, KeyError) and error.args == ("text",) and any(p["type"] == "refusal" for p in parts):
         return say("A refusal part has no 'text' (its field is 'refusal'): check each part's type and join only "
                    "'output_text' parts.",
                    "refusal 部分没有 'text'（它的字段是 'refusal'）：检查每个部分的类型，只拼接 'output_text' 部分。")
@@ -262,40 +337,46 @@ def _crash_hint(label: str, error: Exception) -> str:
         return say("Not every item is a message and not every item has 'content': check each item's 'type' "
                    "before reading its fields.",
                    "并非每一项都是消息，也并非每一项都有 'content'：读取字段之前，先检查每一项的 'type'。")
+    if isinstance(error, AttributeError):
+        return say("response_json is plain JSON (a dict, as it crossed the wire), not the SDK's Response object: "
+                   "read response_json[\"output\"], item[\"type\"], part[\"text\"].",
+                   "response_json 是普通的 JSON（一个 dict，就是线上传过的样子），不是 SDK 的 Response 对象："
+                   "请读取 response_json[\"output\"]、item[\"type\"]、part[\"text\"]。")
     return say("Look at each item's 'type' before reading its fields.", "读取字段之前，先看每一项的 'type'。")
 
 
 def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
-    """Run `fn` on real Responses bodies; compare with the SDK's `output_text`."""
+    """Run `fn` on real Responses bodies, then on every output list composed of five kinds of real
+    item (`composed_cases`); compare each result with the SDK's `output_text`."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define final_text(response_json) and pass the function itself.",
-                          "还没有作答：定义 final_text(response_json)，并传入函数本身。"))
+        return failed(unassigned("final_text", "final_text(response_json)"))
     if not callable(fn):
-        return failed(say(f"Pass the function itself (final_text, without parentheses); you passed {quote(fn)}.",
-                          f"请传入函数本身（final_text，不带括号）；你传入的是 {quote(fn)}。"))
-    cases = final_text_cases()
+        return failed(passed_a_call("final_text", fn))
+    pieces = _pieces()
+    cases = [*final_text_cases(pieces), *composed_cases(pieces=pieces)]
     for label, body in cases:
         expected = Response.model_validate(body).output_text
         try:
             got = fn(copy.deepcopy(body))
         except Exception as error:
-            return failed(say(f"{_case(label)}: your function crashed with {type(error).__name__}: {error}. ",
-                              f"{_case(label)}：你的函数崩溃了，{type(error).__name__}: {error}。")
-                          + _crash_hint(label, error))
+            return failed(say("{case}: your function crashed with {error}. ", "{case}：你的函数崩溃了，{error}。",
+                              case=_case(label), error=raised(error)) + _crash_hint(body, error))
         if not isinstance(got, str):
-            return failed(say(f"{_case(label)}: you returned {quote(got)} ({type(got).__name__}); return a str "
-                              "('' when there is no message).",
-                              f"{_case(label)}：你返回了 {quote(got)}（{type(got).__name__}）；请返回一个 str"
-                              "（没有消息时返回 ''）。"))
+            return failed(say("{case}: you returned {got} ({kind}); return a str ('' when there is no message).",
+                              "{case}：你返回了 {got}（{kind}）；请返回一个 str（没有消息时返回 ''）。",
+                              case=_case(label), got=shown(got), kind=type_name(got)) + returned_early(got))
+        got = str.__str__(got)  # a str subclass is compared as the text it holds
         if got != expected:
-            mine, sdk = quote(got, 50), quote(expected, 50)
+            mine, sdk = shown(got, 50), shown(expected, 50)
             if mine == sdk:  # same beginning: say how they differ in size
                 mine, sdk = (say("{n} characters", "{n} 个字符", n=len(text)) for text in (got, expected))
-            return failed(say(f"{_case(label)}: you returned {mine}, the SDK's output_text gives {sdk}. ",
-                              f"{_case(label)}：你返回了 {mine}，而 SDK 的 output_text 给出的是 {sdk}。")
-                          + _hint(label, expected, got))
-    return passed(say("final_text agrees with the SDK's output_text on all {n} responses.",
-                      "在全部 {n} 个响应上，final_text 与 SDK 的 output_text 一致。", n=len(cases)))
+            return failed(say("{case}: you returned {mine}, the SDK's output_text gives {sdk}. ",
+                              "{case}：你返回了 {mine}，而 SDK 的 output_text 给出的是 {sdk}。",
+                              case=_case(label), mine=mine, sdk=sdk) + _hint(body, expected, got))
+    return passed(say("final_text agrees with the SDK's output_text on all {n} responses (every order of "
+                      "messages, calls, reasoning and refusals up to three items).",
+                      "在全部 {n} 个响应上（消息、调用、reasoning 和 refusal 最多三项的每一种排列），"
+                      "final_text 与 SDK 的 output_text 一致。", n=len(cases)))
 
 
 def _final_text_solution(response_json: dict[str, Any]) -> str:

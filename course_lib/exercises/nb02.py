@@ -1,8 +1,9 @@
 """Checks for notebook 02 (parsing arguments by hand).
 
 - `check_parse_head(fn)`: the learner's `parse_head(arguments_text) -> int | None` is run on a
-  battery of arguments texts (one produced by the offline model, the rest hand-made malformed
-  variants) and compared with the course's real parser, `parse_read_args`.
+  battery of arguments texts (one produced by the offline model, nineteen named variants, then every
+  kind of JSON value head can hold in four layouts: `property_cases`) and compared with the course's
+  real parser, `parse_read_args`.
 - `check_predictions(answer)`: six arguments texts, six predicted outcomes; each text really goes
   through `loop.execute_call` on a fresh files host, and the first wrong prediction is explained.
 
@@ -13,6 +14,7 @@ the cases' labels and the real parser's and server's messages they quote stay as
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +22,8 @@ from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.arguments import ArgumentsError, parse_read_args
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 
 # ---- exercise 1: parse_head -------------------------------------------------------------------
@@ -42,6 +46,8 @@ HEAD_CASES: list[tuple[str, str]] = [
     ("a second object after the first", '{"path":"/workspace/notes.txt","head":5} {"head":500}'),
     ("an array, not an object", '[{"path":"/workspace/notes.txt","head":5}]'),
     ("cut-off JSON", '{"path":"/workspace/notes.txt","head":5'),
+    ("a duplicate key in a nested object", '{"path":"/workspace/notes.txt","head":2,"options":{"a":1,"a":2}}'),
+    ("null, not an object", "null"),
 ]
 """(label, arguments text). The expected outcome of each comes from the real parser, not from here."""
 
@@ -65,18 +71,41 @@ CASE_LABELS_ZH = {
     "a second object after the first": "第一个对象后面还有第二个对象",
     "an array, not an object": "一个数组，不是对象",
     "cut-off JSON": "截断的 JSON",
+    "a duplicate key in a nested object": "嵌套对象里有重复的键",
+    "null, not an object": "null，不是对象",
 }
 """The Chinese label of each case of `check_parse_head` (the zh-CN edition's messages name it)."""
+
+HEAD_TOKENS = (
+    "1", "2", "7", "20", "100", "123456789012345678901234567890", "0", "-0", "-1", "-3",
+    "1.0", "5.0", "1e2", "1E2", "2.5e1", "5.5", "0.5", "5e-1", "-2.0", "1e400",
+    "true", "false", "null", '"5"', '"five"', '""', "[]", "[5]", "{}", '{"n":5}', "NaN", "Infinity", "-Infinity",
+)  # fmt: skip
+"""Every kind of JSON value `head` can hold: integers on both sides of 1, integral and fractional
+floats in each notation, and every other JSON type (plus the three constants JSON does not have)."""
+
+HEAD_LAYOUTS = (
+    '{{"path":"/workspace/notes.txt","head":{head}}}',
+    '{{"head":{head},"path":"notes.txt"}}',
+    '{{\n  "path" : "/workspace/todo.md" ,\n  "head" : {head}\n}}',
+    '{{"path":"/workspace/notes.txt","head":{head},"head":1}}',
+)
+"""Where `head` sits: first or last, among whitespace, and given twice."""
+
+
+def property_cases() -> list[tuple[str, str, str]]:
+    """(English label, Chinese label, arguments text) for every head token in every layout: the
+    exercise's promise holds for every value of head, so the check tries every kind, not a sample."""
+    return [(f"head {head}, layout {n}", f"head 为 {head}，布局 {n}", layout.format(head=head))
+            for n, layout in enumerate(HEAD_LAYOUTS, start=1) for head in HEAD_TOKENS]
 
 
 def _model_arguments_text() -> str:
     """The arguments text the offline model really produces for "first 20 lines of notes.txt"."""
-    from course_lib.course import start_course
-
-    course = start_course(quiet=True)
+    course = offline_course()
     try:
         response = course.client.responses.create(
-            model="gpt-4.1",
+            model=model_name(),
             input="Show the first 20 lines of /workspace/notes.txt",
             tools=course.host.responses_tools(),
         )
@@ -94,88 +123,135 @@ def _real_head(text: str) -> tuple[bool, Any, str]:
 
 
 def check_parse_head(fn: Callable[[str], int | None]) -> bool:
-    """Run `fn` on every case; report the first one where it disagrees with the real parser."""
+    """Run `fn` on the model's real text, the named cases, then every head token in every layout
+    (`property_cases`); report the first one where it disagrees with the real parser."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define parse_head(arguments_text) and pass the function itself.",
-                          "还没有作答：定义 parse_head(arguments_text)，并传入函数本身。"))
+        return failed(unassigned("parse_head", "parse_head(arguments_text)"))
     if not callable(fn):
-        return failed(say(f"Pass the function itself (parse_head, without parentheses); you passed {fn!r}.",
-                          f"请传入函数本身（parse_head，不带括号）；你传入的是 {fn!r}。"))
-    cases = [(REAL_CALL, _model_arguments_text()), *HEAD_CASES]
-    for label, text in cases:
-        zh_label = CASE_LABELS_ZH.get(label, label)
+        return failed(passed_a_call("parse_head", fn))
+    cases = [(REAL_CALL, CASE_LABELS_ZH[REAL_CALL], _model_arguments_text()),
+             *((label, CASE_LABELS_ZH[label], text) for label, text in HEAD_CASES), *property_cases()]
+    for label, zh_label, text in cases:
         accepted, head, reason = _real_head(text)
+        where = say("case '{label}' {text}", "例子 '{label}' {text}", label=say(label, zh_label), text=" ".join(text.split()))
         try:
             got = fn(text)
         except ValueError as error:
             if accepted:
-                return failed(say(f"case '{label}' {text.strip()}: you refused it ({type(error).__name__}: "
-                                  f"{error}), but it is valid; the real parser returns head={head!r}.",
-                                  f"例子 '{zh_label}' {text.strip()}：你拒绝了它（{type(error).__name__}: "
-                                  f"{error}），但它是合法的；真正的解析器返回 head={head!r}。")
-                              + _accepted_hint(text))
+                return failed(say("{where}: you refused it ({error}), but it is valid; the real parser returns "
+                                  "head={head!r}.",
+                                  "{where}：你拒绝了它（{error}），但它是合法的；真正的解析器返回 head={head!r}。",
+                                  where=where, error=raised(error), head=head) + _accepted_hint(text))
             continue
         except Exception as error:  # a crash is not a message the model can act on
-            return failed(say(f"case '{label}' {text.strip()}: your function crashed with {type(error).__name__}: "
-                              f"{error}. Refuse bad input with ValueError (json.JSONDecodeError is one).",
-                              f"例子 '{zh_label}' {text.strip()}：你的函数崩溃了，{type(error).__name__}: "
-                              f"{error}。请用 ValueError 拒绝坏输入（json.JSONDecodeError 就是一种）。"))
+            return failed(say("{where}: your function crashed with {error}. Refuse bad input with ValueError "
+                              "(json.JSONDecodeError is one).",
+                              "{where}：你的函数崩溃了，{error}。请用 ValueError 拒绝坏输入（json.JSONDecodeError 就是一种）。",
+                              where=where, error=raised(error)) + _crash_hint(text, error))
         if not accepted:
-            return failed(say(f"case '{label}' {text.strip()}: you returned {got!r}, but it must be refused "
-                              f"(the real parser says: {reason}). Raise ValueError.",
-                              f"例子 '{zh_label}' {text.strip()}：你返回了 {got!r}，但它必须被拒绝"
-                              f"（真正的解析器说：{reason}）。请抛出 ValueError。")
-                          + _refused_hint(text, got))
+            return failed(say("{where}: you returned {got}, but it must be refused (the real parser says: {reason}). "
+                              "Raise ValueError.",
+                              "{where}：你返回了 {got}，但它必须被拒绝（真正的解析器说：{reason}）。请抛出 ValueError。",
+                              where=where, got=shown(got), reason=reason) + _refused_hint(text, got))
         if got is not None and type(got) is not int:
             convert = say(" Convert an integral float: 5.0 is the integer 5.",
                           " 请转换整值的 float：5.0 就是整数 5。") if isinstance(got, float) else ""
-            return failed(say(f"case '{label}' {text.strip()}: you returned {got!r} ({type(got).__name__}); "
-                              "return an int (or None when there is no head).",
-                              f"例子 '{zh_label}' {text.strip()}：你返回了 {got!r}（{type(got).__name__}）；"
-                              "请返回 int（没有 head 时返回 None）。") + convert)
+            return failed(say("{where}: you returned {got} ({kind}); return an int (or None when there is no head).",
+                              "{where}：你返回了 {got}（{kind}）；请返回 int（没有 head 时返回 None）。",
+                              where=where, got=shown(got), kind=type_name(got)) + convert)
         if got != head:
-            return failed(say(f"case '{label}' {text.strip()}: expected {head!r}, you returned {got!r}.",
-                              f"例子 '{zh_label}' {text.strip()}：应为 {head!r}，你返回了 {got!r}。"))
-    return passed(say("parse_head agrees with the real parser on all {n} cases.",
-                      "在全部 {n} 个例子上，parse_head 与真正的解析器一致。", n=len(cases)))
+            return failed(say("{where}: expected {head!r}, you returned {got}.", "{where}：应为 {head!r}，你返回了 {got}。",
+                              where=where, head=head, got=shown(got)) + (returned_early(got) if head else ""))
+    return passed(say("parse_head agrees with the real parser on all {n} cases (every kind of head value, in "
+                      "four layouts).",
+                      "在全部 {n} 个例子上（每一种 head 值，四种布局），parse_head 与真正的解析器一致。", n=len(cases)))
+
+
+def _look(text: str) -> dict[str, Any]:
+    """What a lenient read of `text` finds: the parsed value (or None), every head given, whether
+    any object repeats a key, and the constants (NaN, Infinity) used."""
+    found: dict[str, Any] = {"value": None, "heads": [], "duplicates": False, "constants": []}
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in items]
+        found["duplicates"] = found["duplicates"] or len(keys) != len(set(keys))
+        found["heads"] += [value for key, value in items if key == "head"]
+        return dict(items)
+
+    def constant(token: str) -> float:
+        found["constants"].append(token)
+        return float(token)
+
+    try:
+        found["value"] = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except ValueError:
+        pass
+    return found
 
 
 def _accepted_hint(text: str) -> str:
     """What a learner who refused a valid text usually got wrong."""
-    if '"head":5.0' in text or '"head":1e2' in text:
+    heads = _look(text)["heads"]
+    if any(isinstance(head, float) for head in heads):
         return say(" JSON Schema's integer is any number with no fractional part, so 5.0 and 1e2 are integers: "
                    "json.loads gives a float, convert it when float.is_integer() says so.",
                    " JSON Schema 的 integer 是任何没有小数部分的数，所以 5.0 和 1e2 都是整数："
                    "json.loads 给出 float，float.is_integer() 为真时就转换它。")
-    if "null" in text:
+    if heads and heads[-1] is None:
         return say(" null is the absent value (strict mode sends it): return None, do not refuse.",
                    " null 表示没有值（严格模式会发送它）：返回 None，不要拒绝。")
+    if not heads:
+        return say(" head is optional: no head means return None.", " head 是可选的：没有 head 就返回 None。")
     return ""
 
 
 def _refused_hint(text: str, got: Any) -> str:
     """Name the usual mistake behind accepting a text the real parser refuses."""
-    if "true" in text:
-        return say(" True is an int in Python (isinstance(True, int)), but a boolean in JSON: check type(head) is int.",
-                   " 在 Python 里 True 是 int（isinstance(True, int)），在 JSON 里却是布尔值：请检查 type(head) is int。")
-    if '"5"' in text:
-        return say(" A string is not an integer, even if it holds digits: do not call int() on it.",
-                   " 字符串不是整数，哪怕里面全是数字：不要对它调用 int()。")
-    if "5.5" in text:
-        return say(" int(5.5) is 5: truncating a fraction is guessing. Only a float with no fraction is an integer.",
-                   " int(5.5) 是 5：截掉小数就是在猜。只有没有小数部分的 float 才是整数。")
-    if "NaN" in text or "Infinity" in text:
+    look = _look(text)
+    heads = look["heads"]
+    if look["constants"]:
         return say(" Python's json accepts NaN and Infinity; standard JSON does not: pass parse_constant to refuse them.",
                    " Python 的 json 接受 NaN 和 Infinity；标准 JSON 不接受：传入 parse_constant 来拒绝它们。")
-    if text.count('"head"') > 1 or text.count('"path"') > 1:
+    if look["duplicates"]:
         return say(" json.loads keeps the last duplicate key silently; which one counts would be a guess. "
-                   "Pass object_pairs_hook to refuse duplicates.",
-                   " json.loads 悄悄保留重复键中的最后一个；哪一个算数只能靠猜。传入 object_pairs_hook 来拒绝重复的键。")
-    if "[" in text.lstrip()[:1]:
+                   "Pass object_pairs_hook to refuse duplicates (it sees every object, nested ones too).",
+                   " json.loads 悄悄保留重复键中的最后一个；哪一个算数只能靠猜。传入 object_pairs_hook 来拒绝重复的键"
+                   "（它会看到每一个对象，嵌套的也不例外）。")
+    if look["value"] is not None and not isinstance(look["value"], dict) or text.strip() == "null":
         return say(" The arguments must be a JSON object; check isinstance(value, dict).",
                    " 参数必须是一个 JSON 对象；请检查 isinstance(value, dict)。")
-    if isinstance(got, int) and got < 1:
+    head = heads[-1] if heads else None
+    if isinstance(head, bool):
+        return say(" True is an int in Python (isinstance(True, int)), but a boolean in JSON: check type(head) is int.",
+                   " 在 Python 里 True 是 int（isinstance(True, int)），在 JSON 里却是布尔值：请检查 type(head) is int。")
+    if isinstance(head, str):
+        return say(" A string is not an integer, even if it holds digits: do not call int() on it.",
+                   " 字符串不是整数，哪怕里面全是数字：不要对它调用 int()。")
+    if isinstance(head, float) and math.isinf(head):
+        return say(" json.loads reads a number too large for a float as inf, which is no integer.",
+                   " json.loads 把大到 float 装不下的数读成 inf，它不是整数。")
+    if isinstance(head, float) and not head.is_integer():
+        return say(" int(5.5) is 5: truncating a fraction is guessing. Only a float with no fraction is an integer.",
+                   " int(5.5) 是 5：截掉小数就是在猜。只有没有小数部分的 float 才是整数。")
+    if isinstance(head, (list, dict)):
+        return say(" head holds a JSON {kind}, not an integer: check type(head) is int.",
+                   " head 里是一个 JSON {kind}，不是整数：请检查 type(head) is int。",
+                   kind="array" if isinstance(head, list) else "object")
+    if isinstance(head, (int, float)) and head < 1:
         return say(" head counts lines: it must be at least 1.", " head 数的是行数：它必须至少为 1。")
+    return ""
+
+
+def _crash_hint(text: str, error: Exception) -> str:
+    """The usual cause of a crash (not a ValueError) on one text."""
+    value = _look(text)["value"]
+    if isinstance(error, AttributeError) and not isinstance(value, dict):
+        return say(" The arguments must be a JSON object; check isinstance(value, dict) before value.get(...).",
+                   " 参数必须是一个 JSON 对象；在 value.get(...) 之前先检查 isinstance(value, dict)。")
+    if isinstance(error, KeyError):
+        return say(" head may be absent: read it with value.get(\"head\").", " head 可能不存在：用 value.get(\"head\") 读取。")
+    if isinstance(error, TypeError):
+        return say(" Check type(head) before comparing or converting it.", " 在比较或转换之前，先检查 type(head)。")
     return ""
 
 
@@ -250,27 +326,55 @@ def real_outcomes(cases: list[str] = PREDICTION_CASES) -> list[tuple[str, str, s
     return outcomes
 
 
+def _why_valid(text: str) -> str:
+    """Why a text the learner expected to be refused is fine: what in it looked wrong, and is not."""
+    value = json.loads(text)
+    reasons = []
+    if "head" in value and value["head"] is None:
+        reasons.append(say("head null is the absent value (strict mode sends it), so the whole file is read",
+                           "head 为 null 表示没有值（严格模式会发送它），所以读取整个文件"))
+    if "tail" in value:
+        reasons.append(say("tail is part of the rule too (an integer of at least 1)", "tail 也是规则的一部分（至少为 1 的整数）"))
+    if not str(value.get("path", "")).startswith("/"):
+        reasons.append(say("a relative path resolves under /workspace", "相对路径在 /workspace 之下解析"))
+    return say("; ", "；").join(reasons) or _WHY["OK"]
+
+
+def _outcome(guess: Any) -> Any:
+    """A prediction as the check reads it: "ok" and " Invalid_Input " name outcomes too."""
+    return guess.strip().upper() if isinstance(guess, str) else guess
+
+
 def check_predictions(answer: list[str]) -> bool:
     """Compare six predicted outcomes with what really happens to each arguments text."""
+    outcomes = ", ".join(OUTCOMES)
     if not_answered(answer):
         return failed(say("Not answered yet: give a list of {n} outcomes, each one of {outcomes}.",
                           "还没有作答：给出一个包含 {n} 个结果的列表，每个都是 {outcomes} 之一。",
-                          n=len(PREDICTION_CASES), outcomes=", ".join(OUTCOMES)))
+                          n=len(PREDICTION_CASES), outcomes=outcomes))
     if not isinstance(answer, (list, tuple)) or len(answer) != len(PREDICTION_CASES):
-        return failed(say("Give a list of exactly {n} outcomes, one per arguments text, in order.",
-                          "请给出一个恰好包含 {n} 个结果的列表，每段参数文本一个，按顺序排列。", n=len(PREDICTION_CASES)))
-    for i, guess in enumerate(answer, start=1):
-        if guess not in OUTCOMES:
-            outcomes = ", ".join(OUTCOMES)
-            return failed(say(f"#{i}: {guess!r} is not an outcome; use one of {outcomes}.",
-                              f"#{i}：{guess!r} 不是一种结果；请使用 {outcomes} 之一。"))
-    for i, (text, guess, (code, message, kind)) in enumerate(zip(PREDICTION_CASES, answer, real_outcomes()), start=1):
+        size = say(" (yours has {n})", "（你的有 {n} 个）", n=len(answer)) if isinstance(answer, (list, tuple)) else \
+            say(" (you gave {kind})", "（你给的是 {kind}）", kind=type_name(answer))
+        return failed(say("Give a list of exactly {n} outcomes, one per arguments text, in order{size}.",
+                          "请给出一个恰好包含 {n} 个结果的列表，每段参数文本一个，按顺序排列{size}。",
+                          n=len(PREDICTION_CASES), size=size))
+    guesses = [_outcome(guess) for guess in answer]
+    for i, guess in enumerate(guesses, start=1):
+        if guess is ...:
+            return failed(say("#{i} is not answered yet: replace its ... with one of {outcomes}.",
+                              "#{i} 还没有作答：把它的 ... 换成 {outcomes} 之一。", i=i, outcomes=outcomes))
+        if not isinstance(guess, str) or guess not in OUTCOMES:
+            return failed(say("#{i}: {guess} is not an outcome; use one of {outcomes}.",
+                              "#{i}：{guess} 不是一种结果；请使用 {outcomes} 之一。", i=i, guess=shown(answer[i - 1]),
+                              outcomes=outcomes))
+    for i, (text, guess, (code, message, who)) in enumerate(zip(PREDICTION_CASES, guesses, real_outcomes()), start=1):
         if guess != code:
-            who = {"app": say("refused by the app before sending", "应用在发送前就拒绝了"),
-                   "tool": say("refused by the server", "被服务器拒绝")}.get(kind)
-            said = say(f", {who}: {message!r}", f"，{who}：{message!r}") if who else ""
-            return failed(say(f"#{i} {text}: you predicted {guess}, the real outcome is {code}{said} — {_WHY[code]}.",
-                              f"#{i} {text}：你预测的是 {guess}，真实的结果是 {code}{said}。{_WHY_ZH[code]}。"))
+            by = {"app": say("refused by the app before sending", "应用在发送前就拒绝了"),
+                  "tool": say("refused by the server", "被服务器拒绝")}.get(who)
+            said = say(f", {by}: {message!r}", f"，{by}：{message!r}") if by else ""
+            why = (_why_valid(text), _why_valid(text)) if code == "OK" else (_WHY[code], _WHY_ZH[code])
+            return failed(say(f"#{i} {text}: you predicted {guess}, the real outcome is {code}{said} — {why[0]}.",
+                              f"#{i} {text}：你预测的是 {guess}，真实的结果是 {code}{said}。{why[1]}。"))
     return passed(say("All {n} predictions match the real outcomes.", "全部 {n} 个预测都与真实结果相符。",
                       n=len(PREDICTION_CASES)))
 

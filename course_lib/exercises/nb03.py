@@ -5,11 +5,14 @@ server that lists its tools, makes four `tools/call` requests (a success, FORBID
 INVALID_INPUT) and one for a tool the server does not have (a JSON-RPC error).
 
 - `check_pair_by_id(fn)`: the learner's `pair_by_id(messages) -> {id: (request, response)}` must
-  match `McpConnection.exchanges()`, also when the server's answers arrive in another order.
+  match `McpConnection.exchanges()` in sixteen arrival orders of the server's answers
+  (`arrival_orders`: reversed, every rotation, eight seeded shuffles), each run on fresh copies.
 - `check_classify(fn)`: the learner's `classify(response) -> "success" | "tool error" |
   "protocol error"` is run on every recorded `tools/call` response, plus the recorded success as a
   server that leaves out the optional `isError` sends it (the spec's schema, 2025-06-18 and
-  2025-11-25 alike: `isError?: boolean`, "If not set, this is assumed to be false").
+  2025-11-25 alike: `isError?: boolean`, "If not set, this is assumed to be false"), a recorded
+  success whose text talks about errors (`EXTRA_CALLS`), a tool error with no code in front and a
+  -32603 protocol error (`classify_cases`): the fixtures share no surface feature a heuristic can read.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
 the recorded messages they quote stay as they crossed.
@@ -17,15 +20,19 @@ the recorded messages they quote stay as they crossed.
 
 from __future__ import annotations
 
+import copy
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
+import mcp_types
 from anyio.from_thread import start_blocking_portal
 from mcp.shared.exceptions import MCPError
 
 from course_lib.connection import McpConnection, WireMessage
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name, unassigned
 from course_lib.lang import say
 
 RECORDED_CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -40,10 +47,18 @@ RECORDED_CALLS: list[tuple[str, dict[str, Any]]] = [
 LABELS = ("success", "tool error", "protocol error")
 
 
-def real_recording() -> list[WireMessage]:
+EXTRA_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("read_text_file", {"path": "/workspace/todo.md", "tail": 3}),
+]
+"""One more `tools/call` for exercise 2: a success whose text talks about errors ("read the error",
+"isError versus a protocol error"), so reading the text for the word cannot pass for reading the result."""
+
+
+def real_recording(calls: list[tuple[str, dict[str, Any]]] = RECORDED_CALLS) -> list[WireMessage]:
     """Record a real session with the files server (see the module docstring) and return its messages.
 
-    Runs on its own event loop in a background thread, so it works inside a notebook cell too.
+    `calls`: the `tools/call` requests to make after `tools/list`. Runs on its own event loop in a
+    background thread, so it works inside a notebook cell too.
     """
     from course_lib.fs_server import Workspace, build_server
     from course_lib.paths import workspace_dir
@@ -51,7 +66,7 @@ def real_recording() -> list[WireMessage]:
     async def record() -> list[WireMessage]:
         async with McpConnection(build_server(Workspace(workspace_dir())), name="files") as conn:
             await conn.list_tools()
-            for name, arguments in RECORDED_CALLS:
+            for name, arguments in calls:
                 try:
                     await conn.call_tool(name, arguments)
                 except MCPError:
@@ -79,25 +94,48 @@ def _short(obj: Any, limit: int = 90) -> str:
 # ---- exercise 1: pair_by_id -------------------------------------------------------------------
 
 
-def _answers_reversed(messages: list[WireMessage]) -> list[WireMessage]:
-    """The same messages, every request first, then the server's answers in reverse order."""
+def arrival_orders(messages: list[WireMessage]) -> list[tuple[str, str, list[WireMessage]]]:
+    """(English, Chinese, messages): the recording as it crossed, then every request first with the
+    server's answers in other orders JSON-RPC allows (reversed, each rotation, and eight shuffles
+    from fixed seeds): pairing by id must hold in every order, so it is tried in many."""
     sent = [m for m in messages if m.direction == "app→server"]
-    return sent + list(reversed([m for m in messages if m.direction == "server→app"]))
+    answers = [m for m in messages if m.direction == "server→app"]
+    orders = [("", "", list(messages)),
+              (" (in this run the check delivered the server's answers in reverse order)",
+               "（这一轮检查把服务器的应答按相反的顺序送达）", sent + answers[::-1])]
+    for n in range(1, len(answers)):
+        orders.append((f" (in this run the server's answers arrived rotated by {n})",
+                       f"（这一轮服务器的应答循环移位了 {n} 个位置）", sent + answers[n:] + answers[:n]))
+    for seed in range(8):
+        shuffled = list(answers)
+        random.Random(seed).shuffle(shuffled)
+        orders.append((f" (in this run the server's answers arrived shuffled, seed {seed})",
+                       f"（这一轮服务器的应答被打乱了顺序，种子 {seed}）", sent + shuffled))
+    return orders
 
 
-def _judge_pairs(got: Any, messages: list[WireMessage], reordered: bool) -> str | None:
+def _fresh(messages: list[WireMessage]) -> list[WireMessage]:
+    """The same messages with their own copies of the JSON: what the learner's code changes stays there."""
+    return [WireMessage(m.direction, copy.deepcopy(m.json)) for m in messages]
+
+
+def _judge_pairs(got: Any, messages: list[WireMessage], when: str) -> str | None:
     """What is wrong with `got` as the pairing of `messages`, or None."""
     expected = _exchanges(messages)
-    when = say(" (in this run the check delivered the server's answers in reverse order)",
-               "（这一轮检查把服务器的应答按相反的顺序送达）") if reordered else ""
-    if not isinstance(got, dict):
-        return say(f"pair_by_id must return a dict {{id: (request, response)}}; it returned a {type(got).__name__}.",
-                   f"pair_by_id 必须返回一个 dict {{id: (request, response)}}；它返回的是 {type(got).__name__}。")
-    if None in got:
+    pairs = as_dict(got)
+    if pairs is None:
+        return say("pair_by_id must return a dict {{id: (request, response)}}; it returned {kind} {got}.",
+                   "pair_by_id 必须返回一个 dict {{id: (request, response)}}；它返回的是 {kind} {got}。",
+                   kind=type_name(got), got=shown(got)) + returned_early(got)
+    if None in pairs:
         return say("key None: a notification (notifications/initialized) has no id and gets no response; leave it out.",
                    "键 None：通知（notifications/initialized）没有 id，也得不到响应；把它排除在外。")
     for key, (request, response) in expected.items():
-        if key not in got:
+        if key not in pairs:
+            if str(key) in pairs:
+                return say("key {text!r}: the id crossed as the number {key}; keep it as it is, not as a string.",
+                           "键 {text!r}：这个 id 在线上是数字 {key}；保持它原来的样子，不要变成字符串。",
+                           text=str(key), key=key)
             if response is not None and "error" in response:
                 what = f"{request['method']} {request['params'].get('name', '')}"
                 return say(f"id {key} ({what}) is missing: its answer "
@@ -105,54 +143,63 @@ def _judge_pairs(got: Any, messages: list[WireMessage], reordered: bool) -> str 
                            f"缺少 id {key}（{what}）：它的应答是一个 JSON-RPC 错误，而错误仍然是那个请求的响应。")
             return say(f"id {key} ({request['method']}) is missing from your dict.",
                        f"你的 dict 里缺少 id {key}（{request['method']}）。")
-    for key in got:
+    for key in pairs:
         if key not in expected:
-            return say(f"key {key!r} is not the id of any request the app sent.",
-                       f"键 {key!r} 不是应用发送的任何请求的 id。")
+            return say("key {key} is not the id of any request the app sent.", "键 {key} 不是应用发送的任何请求的 id。",
+                       key=shown(key))
     for key, (request, response) in expected.items():
-        pair = got[key]
+        pair = pairs[key]
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            return say(f"id {key}: expected a (request, response) pair, got {_short(_json(pair), 60)}.",
-                       f"id {key}：应为一个 (request, response) 对，得到的是 {_short(_json(pair), 60)}。")
+            return say("id {key}: expected a (request, response) pair, got {pair}.", "id {key}：应为一个 (request, response) 对，"
+                       "得到的是 {pair}。", key=key, pair=shown(_json(pair), 60))
         mine_request, mine_response = _json(pair[0]), _json(pair[1])
-        if mine_request != request:
-            return say(f"id {key}: the request should be {_short(request)}, yours is {_short(mine_request)}.",
-                       f"id {key}：请求应为 {_short(request)}，你的是 {_short(mine_request)}。")
-        if mine_response != response:
+        if same(mine_request, response) and same(mine_response, request):
+            return say(f"id {key}: you swapped them; the pair is (request, response), the request first.",
+                       f"id {key}：你把两者弄反了；这一对是 (request, response)，请求在前。")
+        if not same(mine_request, request):
+            return say("id {key}: the request should be {want}, yours is {mine}.", "id {key}：请求应为 {want}，你的是 {mine}。",
+                       key=key, want=_short(request), mine=shown(mine_request, 90))
+        if mine_response is None and response is not None:
+            return say("id {key}: your pair has no response, yet the server answered it{when}: find each answer by "
+                       "its id, wherever it arrives.",
+                       "id {key}：你的这一对没有响应，可服务器答复了它{when}：按 id 找到每个应答，不管它在哪里到达。",
+                       key=key, when=when)
+        if not same(mine_response, response):
             other = mine_response.get("id") if isinstance(mine_response, dict) else None
-            if other is not None and other != key:
-                return say(f"id {key}: you paired it with the response whose id is {other}{when}. "
+            if other is not None and not same(other, key):
+                return say("id {key}: you paired it with the response whose id is {other}{when}. "
                            "Pair by the JSON-RPC id, not by position.",
-                           f"id {key}：你把它与 id 为 {other} 的响应配成了一对{when}。"
-                           "请按 JSON-RPC id 配对，而不是按位置。")
-            return say(f"id {key}: the response should be {_short(response)}, yours is {_short(mine_response)}.",
-                       f"id {key}：响应应为 {_short(response)}，你的是 {_short(mine_response)}。")
+                           "id {key}：你把它与 id 为 {other} 的响应配成了一对{when}。请按 JSON-RPC id 配对，而不是按位置。",
+                           key=key, other=shown(other), when=when)
+            return say("id {key}: the response should be {want}, yours is {mine}.", "id {key}：响应应为 {want}，你的是 {mine}。",
+                       key=key, want=_short(response), mine=shown(mine_response, 90))
     return None
 
 
 def check_pair_by_id(fn: Callable[[list[WireMessage]], dict]) -> bool:
-    """Run `fn` on a real recording, then on the same recording with the answers reordered."""
+    """Run `fn` on a real recording, then on the same messages in every arrival order of
+    `arrival_orders` (the server's answers reversed, rotated and shuffled)."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define pair_by_id(messages) and pass the function itself.",
-                          "还没有作答：定义 pair_by_id(messages)，并传入函数本身。"))
+        return failed(unassigned("pair_by_id", "pair_by_id(messages)"))
     if not callable(fn):
-        return failed(say(f"Pass the function itself (pair_by_id, without parentheses); you passed {fn!r}.",
-                          f"请传入函数本身（pair_by_id，不带括号）；你传入的是 {fn!r}。"))
+        return failed(passed_a_call("pair_by_id", fn))
     recording = real_recording()
-    for messages, reordered in ((recording, False), (_answers_reversed(recording), True)):
+    for when_en, when_zh, messages in arrival_orders(recording):
+        when = say(when_en, when_zh)
         try:
-            got = fn(list(messages))
+            got = fn(_fresh(messages))
         except Exception as error:
-            return failed(say(f"pair_by_id raised {type(error).__name__}: {error} on the real recording. Not every "
-                              "message is a request or a response: notifications have no id.",
-                              f"pair_by_id 在真实记录上抛出了 {type(error).__name__}: {error}。"
-                              "并不是每条消息都是请求或响应：通知没有 id。"))
-        problem = _judge_pairs(got, messages, reordered)
+            return failed(say("pair_by_id raised {error} on the real recording{when}. Not every message is a "
+                              "request or a response: notifications have no id.",
+                              "pair_by_id 在真实记录上{when}抛出了 {error}。并不是每条消息都是请求或响应：通知没有 id。",
+                              error=raised(error), when=when))
+        problem = _judge_pairs(got, messages, when)
         if problem:
             return failed(problem)
     count = len(_exchanges(recording))
-    return passed(say("all {n} requests paired with their responses by id, in both arrival orders.",
-                      "在两种到达顺序下，全部 {n} 个请求都按 id 与各自的响应配成了对。", n=count))
+    return passed(say("all {n} requests paired with their responses by id, in {orders} arrival orders.",
+                      "在 {orders} 种到达顺序下，全部 {n} 个请求都按 id 与各自的响应配成了对。",
+                      n=count, orders=len(arrival_orders(recording))))
 
 
 def _pair_by_id_solution(messages: list[WireMessage]) -> dict:
@@ -195,14 +242,28 @@ def _why(response: dict[str, Any]) -> str:
 
 
 def classify_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(request, response) of every recorded tools/call, then the success once more with `isError`
-    left out, as the spec allows: our server always sends it, other servers need not."""
-    calls = [(request, response) for request, response in _exchanges(real_recording()).values()
+    """(request, response) of every recorded tools/call (RECORDED_CALLS and EXTRA_CALLS), then three
+    shapes other servers send, each made from a recorded one and valid against the mcp types: the
+    success with `isError` left out (optional: "If not set, this is assumed to be false"), a tool
+    error whose text has no error code in front (the reference server's words), and a protocol
+    error with another code (-32603, internal error)."""
+    calls = [(request, response) for request, response in _exchanges(real_recording(RECORDED_CALLS + EXTRA_CALLS)).values()
              if request["method"] == "tools/call"]  # fmt: skip
+    key = max(r["id"] for _, r in calls)
     request, response = next((q, r) for q, r in calls if "result" in r and r["result"].get("isError") is False)
-    key = max(r["id"] for _, r in calls) + 1
-    result = {k: v for k, v in response["result"].items() if k != "isError"}
-    return [*calls, (dict(request, id=key), dict(response, id=key, result=result))]
+    refused_q, refused = next((q, r) for q, r in calls if "result" in r and r["result"].get("isError") is True)
+    broken_q, broken = next((q, r) for q, r in calls if "error" in r)
+    plain = {k: v for k, v in response["result"].items() if k != "isError"}
+    worded = {"content": [{"type": "text", "text": "Cannot specify both head and tail parameters simultaneously"}],
+              "isError": True}
+    others = [(dict(request, id=key + 1), dict(response, id=key + 1, result=plain)),
+              (dict(refused_q, id=key + 2), dict(refused, id=key + 2, result=worded)),
+              (dict(broken_q, id=key + 3), dict(broken, id=key + 3, error={"code": -32603, "message": "Internal error"}))]
+    for _, made in others:  # each is what a real server may send
+        mcp_types.JSONRPCResponse.model_validate(made) if "result" in made else mcp_types.JSONRPCError.model_validate(made)
+        if "result" in made:
+            mcp_types.CallToolResult.model_validate(made["result"])
+    return [*calls, *others]
 
 
 def _crash_hint(response: dict[str, Any], error: Exception) -> str:
@@ -220,32 +281,32 @@ def _crash_hint(response: dict[str, Any], error: Exception) -> str:
 
 
 def check_classify(fn: Callable[[dict[str, Any]], str]) -> bool:
-    """Run `fn` on every recorded `tools/call` response (wire JSON) and compare with the real kind."""
+    """Run `fn` on every recorded `tools/call` response (wire JSON) and the shapes other servers send
+    (`classify_cases`); compare with the real kind."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define classify(response) and pass the function itself.",
-                          "还没有作答：定义 classify(response)，并传入函数本身。"))
+        return failed(unassigned("classify", "classify(response)"))
     if not callable(fn):
-        return failed(say(f"Pass the function itself (classify, without parentheses); you passed {fn!r}.",
-                          f"请传入函数本身（classify，不带括号）；你传入的是 {fn!r}。"))
+        return failed(passed_a_call("classify", fn))
     calls = classify_cases()
     for request, response in calls:
         key = response["id"]
         try:
-            got = fn(json.loads(json.dumps(response)))  # a fresh copy: the learner may change it freely
+            got = fn(copy.deepcopy(response))  # a fresh copy: the learner may change it freely
         except Exception as error:
-            return failed(say(f"classify raised {type(error).__name__}: {error} on the response to id {key} "
-                              f"{_short(response, 70)} — {_crash_hint(response, error)}",
-                              f"classify 在 id {key} 的响应 {_short(response, 70)} 上抛出了 "
-                              f"{type(error).__name__}: {error}。{_crash_hint(response, error)}"))
-        if got not in LABELS:
+            return failed(say("classify raised {error} on the response to id {key} {response} — {hint}",
+                              "classify 在 id {key} 的响应 {response} 上抛出了 {error}。{hint}",
+                              error=raised(error), key=key, response=_short(response, 70),
+                              hint=_crash_hint(response, error)))
+        label = got.strip().lower() if isinstance(got, str) else got
+        if not isinstance(label, str) or label not in LABELS:
             labels = ", ".join(repr(label) for label in LABELS)
-            return failed(say(f"id {key}: {got!r} is not one of {labels}.",
-                              f"id {key}：{got!r} 不是 {labels} 之一。"))
+            return failed(say("id {key}: {got} is not one of {labels}.", "id {key}：{got} 不是 {labels} 之一。",
+                              key=key, got=shown(got), labels=labels) + returned_early(got))
         want = _real_label(response)
-        if got != want:
+        if label != want:
             call = f"{request['params']['name']} {_short(request['params']['arguments'], 50)}"
-            return failed(say(f"id {key} ({call}): you said {got!r}, but {_why(response)}.",
-                              f"id {key}（{call}）：你说的是 {got!r}，但 {_why(response)}。"))
+            return failed(say(f"id {key} ({call}): you said {label!r}, but {_why(response)}.",
+                              f"id {key}（{call}）：你说的是 {label!r}，但 {_why(response)}。"))
     return passed(say("all {n} tools/call responses classified correctly.",
                       "全部 {n} 个 tools/call 响应都分类正确。", n=len(calls)))
 

@@ -6,8 +6,8 @@
   returns False.
 - `check_route(fn)`: the learner's `route(alias, exposed) -> (server, tool)` is run on every alias
   of a real host (our files server twice, under `fs` and `fs_archive`, and a gateway server whose
-  own tool names already contain "__"), and on names the host never exposed, which must raise
-  `LookupError`. Runs in-process: no Node needed.
+  own tool names already contain "__"), with the host's record in both orders, and on names the
+  host never exposed, which must raise `LookupError`. Runs in-process: no Node needed.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
 the servers' own texts they quote stay as they are.
@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from course_lib import node_tools
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, shown, type_name, unassigned
 from course_lib.lang import say
 
 # ---- exercise 1: predict the reference server ---------------------------------------------------
@@ -97,44 +98,54 @@ def reference_outcomes() -> dict[str, int | str]:
 def _shown(outcome: int | str) -> str:
     if outcome == "error":
         return say("an error", "一个错误")
-    return say(f"{outcome} line" if outcome == 1 else f"{outcome} lines", f"{outcome} 行")
+    lines = shown(outcome)
+    return say(f"{lines} line" if outcome == 1 else f"{lines} lines", f"{lines} 行")
+
+
+def _prediction(value: Any) -> Any:
+    """A prediction as the check reads it: "Error" and " error " say "error" too."""
+    return "error" if isinstance(value, str) and value.strip().lower() == "error" else value
 
 
 def _valid_prediction(value: Any) -> bool:
-    return value == "error" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+    return value == "error" if isinstance(value, str) else type(value) is int and value >= 0
 
 
 def check_reference_predictions(predictions: dict[str, int | str]) -> bool:
     """Compare each prediction with what the reference server really returns for that case."""
-    if not_answered(predictions) or (isinstance(predictions, dict) and any(v is ... for v in predictions.values())):
+    given = as_dict(predictions)
+    if not_answered(predictions) or (given is not None and any(v is ... for v in given.values())):
         return failed(say('Not answered yet: replace each ... with a number of lines (0 or more) or "error".',
                           '还没有作答：把每个 ... 换成行数（0 或更多）或 "error"。'))
-    if not isinstance(predictions, dict):
-        kind = type(predictions).__name__
-        return failed(say(f'Give a dict {{"A": ..., "B": ..., "C": ..., "D": ...}}; you gave a {kind}.',
-                          f'请给出一个 dict {{"A": ..., "B": ..., "C": ..., "D": ...}}；你给的是 {kind}。'))
-    missing = [label for label in PREDICTION_CASES if label not in predictions]
+    if given is None:
+        return failed(say('Give a dict {{"A": ..., "B": ..., "C": ..., "D": ...}}; you gave a {kind}.',
+                          '请给出一个 dict {{"A": ..., "B": ..., "C": ..., "D": ...}}；你给的是 {kind}。', kind=type_name(predictions)))
+    missing = [label for label in PREDICTION_CASES if label not in given]
     if missing:
         return failed(say(f"Predict every case: {', '.join(missing)} missing.",
                           f"请预测每一个例子：缺少 {', '.join(missing)}。"))
+    guesses = {label: _prediction(given[label]) for label in PREDICTION_CASES}
     for label in PREDICTION_CASES:
-        if not _valid_prediction(predictions[label]):
-            return failed(say(f'{label}: {predictions[label]!r} is not a prediction; use a number of lines (0 or more) '
-                              'or the string "error".',
-                              f'{label}：{predictions[label]!r} 不是一个预测；请用行数（0 或更多）或字符串 "error"。'))
+        if not _valid_prediction(guesses[label]):
+            hint = say(" (a number, not the text of one)", "（要数字，而不是写成文字的数字）") \
+                if isinstance(guesses[label], str) and guesses[label].strip().isdigit() else ""
+            return failed(say('{label}: {value} is not a prediction; use a number of lines (0 or more) or the string '
+                              '"error"{hint}.',
+                              '{label}：{value} 不是一个预测；请用行数（0 或更多）或字符串 "error"{hint}。',
+                              label=label, value=shown(given[label]), hint=hint))
     problem = node_problem()
     if problem:
         return failed(say(f"This check runs the reference server, which needs Node.js: {problem}.",
                           f"这个检查要运行参考服务器，需要 Node.js：{problem}。"))
     real = reference_outcomes()
-    wrong = [label for label in PREDICTION_CASES if predictions[label] != real[label]]
+    wrong = [label for label in PREDICTION_CASES if guesses[label] != real[label]]
     if wrong:
         label = wrong[0]
         right, total, case = len(PREDICTION_CASES) - len(wrong), len(PREDICTION_CASES), PREDICTION_CASES[label]
         return failed(say(f"{right} of {total} right. {label} "
-                          f"{case}: you predicted {_shown(predictions[label])}, but the reference "
+                          f"{case}: you predicted {_shown(guesses[label])}, but the reference "
                           f"returned {_shown(real[label])}: {_WHY[label]}.",
-                          f"{total} 个中对了 {right} 个。{label} {case}：你预测的是 {_shown(predictions[label])}，"
+                          f"{total} 个中对了 {right} 个。{label} {case}：你预测的是 {_shown(guesses[label])}，"
                           f"但参考服务器返回了 {_shown(real[label])}：{_WHY_ZH[label]}。"))
     return passed(say("all {n} predictions match what the reference server really returned.",
                       "全部 {n} 个预测都与参考服务器真正返回的结果相符。", n=len(PREDICTION_CASES)))
@@ -150,12 +161,16 @@ MUST_REFUSE: dict[str, str] = {
     "fs__write_file": "no connected server exposes a write_file",
     "ref__read_text_file": "nothing is connected under the prefix ref in this host",
     "read_text_file": "a bare tool name has no prefix, and the model only ever sees aliases",
+    "fs__": "a prefix with no tool name after it",
+    "fs_archive__docs__read_text_file": "the archive exposes read_text_file; docs__read_text_file is the gateway's",
 }
 _MUST_REFUSE_ZH = {
     "gw__docs__list_directory": "网关提供 docs__list_directory，但 only= 把它排除在外",
     "fs__write_file": "没有哪台已连接的服务器暴露 write_file",
     "ref__read_text_file": "这个主机里没有任何东西连接在前缀 ref 之下",
     "read_text_file": "单独的工具名没有前缀，而模型只会看到别名",
+    "fs__": "只有前缀，后面没有工具名",
+    "fs_archive__docs__read_text_file": "archive 暴露的是 read_text_file；docs__read_text_file 是网关的",
 }
 """Names the host never exposed, and why each must be refused before anything is sent."""
 
@@ -226,7 +241,7 @@ def exposed_tools(host=None) -> dict[str, list[str]]:
     return exposed
 
 
-def _what_it_reached(host, server: Any, tool: Any) -> str:
+def _what_it_reached(host, server: str, tool: str) -> str:
     """Send the call the learner's route would send, and say what really answered."""
     if server not in host.connections:
         return say(f"no server is connected under {server!r}, so nothing could be sent",
@@ -244,60 +259,78 @@ def _what_it_reached(host, server: Any, tool: Any) -> str:
                f"它到达了服务器 {server!r} 的工具 {tool!r}，返回了{outcome}")
 
 
+def _orders(exposed: dict[str, list[str]]) -> list[tuple[str, str, dict[str, list[str]]]]:
+    """`exposed` as the host recorded it, then with its servers in reverse order: a route must not
+    depend on which prefix it happens to look at first (fs is the start of fs_archive)."""
+    return [("", "", exposed),
+            (" (with the servers of exposed in reverse order)", "（exposed 里的服务器顺序反过来时）",
+             dict(reversed(list(exposed.items()))))]
+
+
 def check_route(fn: Callable[[str, dict[str, list[str]]], tuple[str, str]]) -> bool:
-    """Run `fn(alias, exposed)` on every real alias of `routing_host()`, then on names it must refuse."""
+    """Run `fn(alias, exposed)` on every real alias of `routing_host()` (with `exposed` in both
+    orders), then on names it must refuse."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define route(alias, exposed) and pass the function itself.",
-                          "还没有作答：定义 route(alias, exposed)，并传入函数本身。"))
+        return failed(unassigned("route", "route(alias, exposed)"))
     if not callable(fn):
-        return failed(say(f"Pass the function itself (route, without parentheses); you passed {fn!r}.",
-                          f"请传入函数本身（route，不带括号）；你传入的是 {fn!r}。"))
+        return failed(passed_a_call("route", fn))
     host = routing_host()
     try:
-        exposed = exposed_tools(host)
-        for alias, real in host.routes.items():
-            try:
-                got = fn(alias, {k: list(v) for k, v in exposed.items()})
-            except Exception as error:
+        for when_en, when_zh, exposed in _orders(exposed_tools(host)):
+            when = say(when_en, when_zh)
+            for alias, real in host.routes.items():
                 want = (real.server, real.tool)
-                return failed(say(f"route({alias!r}) raised {type(error).__name__}: {error}; it should give "
-                                  f"{want!r}. A tool name may itself contain '__'.",
-                                  f"route({alias!r}) 抛出了 {type(error).__name__}: {error}；它应当给出 "
-                                  f"{want!r}。工具名本身可能包含 '__'。"))
-            if not isinstance(got, (tuple, list)) or len(got) != 2:
-                return failed(say(f"route({alias!r}) must return a (server, tool) pair; it returned {got!r}.",
-                                  f"route({alias!r}) 必须返回一个 (server, tool) 对；它返回的是 {got!r}。"))
-            if tuple(got) != (real.server, real.tool):
-                sibling = ""
-                if isinstance(got[0], str) and real.server.startswith(f"{got[0]}_"):
-                    sibling = say(f" ({real.server!r} merely starts with the characters {got[0]!r}: compare the whole "
-                                  "prefix up to the '__', not a string prefix)",
-                                  f"（{real.server!r} 只是以字符 {got[0]!r} 开头：要比较直到 '__' 为止的整个前缀，"
-                                  "而不是字符串前缀）")
-                want, reached = (real.server, real.tool), _what_it_reached(host, *got)
-                return failed(say(f"route({alias!r}) gave {tuple(got)!r}, but the host recorded "
-                                  f"{want!r}{sibling}; sent as you routed it, {reached}.",
-                                  f"route({alias!r}) 给出的是 {tuple(got)!r}，但主机记录的是 {want!r}{sibling}；"
-                                  f"按你的路由发送，{reached}。"))
+                try:
+                    got = fn(alias, {k: list(v) for k, v in exposed.items()})
+                except Exception as error:
+                    return failed(say("route({alias!r}) raised {error}{when}; it should give {want!r}. A tool name may "
+                                      "itself contain '__'.",
+                                      "route({alias!r}) {when}抛出了 {error}；它应当给出 {want!r}。工具名本身可能包含 '__'。",
+                                      alias=alias, error=raised(error), when=when, want=want))
+                if not isinstance(got, (tuple, list)) or len(got) != 2:
+                    return failed(say("route({alias!r}) must return a (server, tool) pair; it returned {got}.",
+                                      "route({alias!r}) 必须返回一个 (server, tool) 对；它返回的是 {got}。",
+                                      alias=alias, got=shown(got)) + returned_early(got))
+                if not all(isinstance(part, str) for part in got):
+                    return failed(say("route({alias!r}) must return two strings (server, tool); it returned {got}.",
+                                      "route({alias!r}) 必须返回两个字符串 (server, tool)；它返回的是 {got}。",
+                                      alias=alias, got=shown(got)))
+                got = (str.__str__(got[0]), str.__str__(got[1]))
+                if got != want:
+                    sibling = ""
+                    if real.server.startswith(f"{got[0]}_"):
+                        sibling = say(f" ({real.server!r} merely starts with the characters {got[0]!r}: compare the whole "
+                                      "prefix up to the '__', not a string prefix)",
+                                      f"（{real.server!r} 只是以字符 {got[0]!r} 开头：要比较直到 '__' 为止的整个前缀，"
+                                      "而不是字符串前缀）")
+                    reached = _what_it_reached(host, *got)
+                    return failed(say("route({alias!r}) gave {got!r}{when}, but the host recorded {want!r}{sibling}; "
+                                      "sent as you routed it, {reached}.",
+                                      "route({alias!r}) {when}给出的是 {got!r}，但主机记录的是 {want!r}{sibling}；"
+                                      "按你的路由发送，{reached}。",
+                                      alias=alias, got=got, when=when, want=want, sibling=sibling, reached=reached))
+        exposed = exposed_tools(host)
         for alias, why in MUST_REFUSE.items():
             try:
                 got = fn(alias, {k: list(v) for k, v in exposed.items()})
             except LookupError:
                 continue
             except Exception as error:
-                return failed(say(f"route({alias!r}) raised {type(error).__name__}; raise LookupError (KeyError is "
-                                  "one) for a name the host never exposed, so the loop can report an unknown tool.",
-                                  f"route({alias!r}) 抛出了 {type(error).__name__}；对主机从未暴露过的名字，"
-                                  "请抛出 LookupError（KeyError 就是一种），这样循环才能报告未知的工具。"))
-            return failed(say(f"route({alias!r}) returned {got!r}, yet the host never exposed that name ({why}): "
+                return failed(say("route({alias!r}) raised {error}; raise LookupError (KeyError is one) for a name the "
+                                  "host never exposed, so the loop can report an unknown tool.",
+                                  "route({alias!r}) 抛出了 {error}；对主机从未暴露过的名字，请抛出 LookupError"
+                                  "（KeyError 就是一种），这样循环才能报告未知的工具。", alias=alias, error=raised(error)))
+            return failed(say("route({alias!r}) returned {got}, yet the host never exposed that name ({why}): "
                               "raise LookupError so nothing is sent.",
-                              f"route({alias!r}) 返回了 {got!r}，可主机从未暴露过这个名字（{_MUST_REFUSE_ZH[alias]}）："
-                              "请抛出 LookupError，这样什么也不会发送。"))
+                              "route({alias!r}) 返回了 {got}，可主机从未暴露过这个名字（{why_zh}）："
+                              "请抛出 LookupError，这样什么也不会发送。",
+                              alias=alias, got=shown(got), why=why, why_zh=_MUST_REFUSE_ZH[alias]))
     finally:
         host.close()
-    return passed(say("all {n} aliases routed to the recorded server and tool, and "
-                      "{refused} names the host never exposed refused.",
-                      "全部 {n} 个别名都路由到了记录下的服务器和工具，主机从未暴露过的 {refused} 个名字都被拒绝了。",
+    return passed(say("all {n} aliases routed to the recorded server and tool (whatever order exposed lists the "
+                      "servers in), and {refused} names the host never exposed refused.",
+                      "全部 {n} 个别名都路由到了记录下的服务器和工具（无论 exposed 以什么顺序列出服务器），"
+                      "主机从未暴露过的 {refused} 个名字都被拒绝了。",
                       n=len(host.routes), refused=len(MUST_REFUSE)))
 
 

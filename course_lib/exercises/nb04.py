@@ -21,16 +21,16 @@ wire values (item types, field names, ids) and the API's own 400 messages stay a
 
 from __future__ import annotations
 
-import os
+import json
 from typing import Any
 
 import openai
 from openai.types.responses import Response
 
 from course_lib.arguments import json_type_name
-from course_lib.backend import model_name
-from course_lib.course import Course, start_course
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import as_dict, not_json, passed_a_call, raised, returned_early, shown, type_name
+from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 from course_lib.loop import execute_call, feedback_item
 from course_lib.results import feedback_text
@@ -40,20 +40,46 @@ ONE_CALL = "Show the first 20 lines of /workspace/notes.txt"
 TWO_CALLS = "Show the first 3 lines of /workspace/notes.txt and the last 2 lines of /workspace/todo.md"
 
 
-def offline_course() -> Course:
-    """`start_course()` on the offline model whatever the environment says: a check must not
-    depend on a key or a network (the client picks its backend once, when it is made)."""
-    key = os.environ.pop("OPENAI_API_KEY", None)
-    try:
-        return start_course(quiet=True)
-    finally:
-        if key is not None:
-            os.environ["OPENAI_API_KEY"] = key
-
-
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def as_wire(items: Any) -> tuple[list[Any] | None, str | None]:
+    """The items as the plain JSON the wire would carry (typed items through `to_dict()`), or why
+    they cannot be: (JSON list, None) or (None, problem). What the learner built is judged on this
+    copy, so nothing it holds can raise while it is judged."""
+    try:
+        wire = [wire_json(item) for item in items]
+    except Exception as error:  # a to_dict() or model_dump() that raises
+        return None, say("an input item could not be turned into JSON ({error})", "有一个输入项无法转成 JSON（{error}）",
+                         error=raised(error))
+    if (why := not_json(wire)) is not None:
+        return None, say("the input is not JSON ({why}): every item is a dict of strings, numbers, lists and dicts, or "
+                         "an SDK item", "输入不是 JSON（{why}）：每一项都是由字符串、数字、列表和 dict 组成的 dict，或 SDK 的项",
+                         why=why)
+    return json.loads(json.dumps(wire)), None
+
+
+def _task_text(item: Any) -> str | None:
+    """The text of a user message item, in either shape the API takes (content a string, or a list of
+    input_text parts; "type": "message" or left out); None when `item` is not one."""
+    if not isinstance(item, dict) or item.get("role") != "user" or item.get("type", "message") != "message":
+        return None
+    if set(item) - {"role", "content", "type"}:
+        return None
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "input_text"
+                                         and isinstance(p.get("text"), str) for p in content):  # fmt: skip
+        return "".join(part["text"] for part in content)
+    return None
+
+
+def _same_task(item: Any, task_item: dict) -> bool:
+    """Is `item` the user's task, in any shape the API reads as the same message?"""
+    return _task_text(item) is not None and _task_text(item) == _task_text(task_item)
 
 
 # ---- exercise 1: build_second_input -----------------------------------------------------------
@@ -62,9 +88,11 @@ def _short(value: Any, limit: int = 60) -> str:
 def _first_problem(task_item: dict, response: Response, outputs: dict[str, str], items: Any) -> str | None:
     """The first broken link of a second-request input, in words; None when every link holds."""
     if not isinstance(items, list):
-        return say(f"build_second_input must return a list of input items, got {type(items).__name__}",
-                   f"build_second_input 必须返回一个输入项的列表，得到的却是 {type(items).__name__}")
-    wire = [wire_json(item) for item in items]
+        return say("build_second_input must return a list of input items, got {kind}",
+                   "build_second_input 必须返回一个输入项的列表，得到的却是 {kind}", kind=type_name(items)) + returned_early(items)
+    wire, problem = as_wire(items)
+    if wire is None:
+        return problem
     for i, item in enumerate(wire):
         if not isinstance(item, dict):
             return say(f"input[{i}] is {type(item).__name__}: every input item is a JSON object (a dict or a typed item)",
@@ -75,7 +103,7 @@ def _first_problem(task_item: dict, response: Response, outputs: dict[str, str],
                        "API a result is an item of type 'function_call_output' with the call's call_id",
                        f"input[{i}] 是一条 Chat Completions 的工具消息（role 'tool'、tool_call_id）：在 Responses API 里，"
                        "结果是一个类型为 'function_call_output'、带着该调用 call_id 的项")
-    if not wire or wire[0] != task_item:
+    if not wire or not _same_task(wire[0], task_item):
         return say("input[0] must be the user's task item, unchanged: the model needs the question it is answering",
                    "input[0] 必须是用户的任务项，原封不动：模型需要知道它在回答的问题")
     for i, item in enumerate(wire):
@@ -191,8 +219,7 @@ def check_second_input(fn: Any) -> bool:
         return failed(say("Not answered yet: define build_second_input(task_item, response, outputs_by_call_id)",
                           "还没有作答：定义 build_second_input(task_item, response, outputs_by_call_id)"))
     if not callable(fn):
-        return failed(say(f"pass the function itself (build_second_input), not {type(fn).__name__}",
-                          f"请传入函数本身（build_second_input），而不是 {type(fn).__name__}"))
+        return failed(passed_a_call("build_second_input", fn))
     course = offline_course()
     try:
         tools = course.host.responses_tools()
@@ -206,14 +233,17 @@ def check_second_input(fn: Any) -> bool:
             try:
                 items = fn(dict(task_item), first, dict(outputs))
             except Exception as error:  # the learner's code: report, don't crash the notebook
-                return failed(say(f"{label}, build_second_input raised {type(error).__name__}: {error}",
-                                  f"{label}，build_second_input 抛出了 {type(error).__name__}: {error}"))
+                return failed(say("{label}, build_second_input raised {error}", "{label}，build_second_input 抛出了 {error}",
+                                  label=label, error=raised(error)))
             if not_answered(items):
                 return failed(say("Not answered yet: build_second_input still returns ...",
                                   "还没有作答：build_second_input 仍然返回 ..."))
             problem = _first_problem(task_item, first, outputs, items)
+            wire, _ = as_wire(items) if isinstance(items, list) else (None, None)
+            if wire is None:  # not a list, or not JSON: nothing could be sent
+                return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
             try:
-                second = course.client.responses.create(model=model_name(), input=items, tools=tools)
+                second = course.client.responses.create(model=model_name(), input=wire, tools=tools)
             except openai.BadRequestError as error:
                 message = error.body.get("message") if isinstance(error.body, dict) else error.message
                 return failed(_refused(label, problem, message))
@@ -267,18 +297,17 @@ def _chained_problem(task_item: dict, response: Response, outputs: dict[str, str
                            f"response.id（{response.id!r}）")
         return say(f"previous_response_id is {_short(previous)}: it must be response 1's id, response.id ({response.id!r})",
                    f"previous_response_id 是 {_short(previous)}：它必须是响应 1 的 id，即 response.id（{response.id!r}）")
-    items = fields.get("input")
-    if isinstance(items, str) or not isinstance(items, list):
+    wire = fields.get("input")
+    if not isinstance(wire, list):
         return say("with previous_response_id, input is the list of new items: one function_call_output per call",
                    "用 previous_response_id 时，input 是新项的列表：每个调用一个 function_call_output")
-    wire = [wire_json(item) for item in items]
     if any(isinstance(item, dict) and item.get("type") == "function_call" for item in wire):
         return say("input sends the function_call again, but response 1 is stored with it: with previous_response_id "
                    "the platform already has the task and the call, so a second copy is a duplicate; send only the "
                    "function_call_output items",
                    "input 又发送了一次 function_call，但响应 1 已经连同它一起保存了：用 previous_response_id 时，"
                    "平台已经有了任务和调用，再发一份就是重复；只发送 function_call_output 项")
-    if task_item in wire:
+    if any(_same_task(item, task_item) for item in wire):
         return say("input sends the task again, but it is stored with response 1: with previous_response_id the model "
                    "would read the question twice; send only the function_call_output items",
                    "input 又发送了一次任务，但它已经和响应 1 一起保存了：用 previous_response_id 时，模型会把问题读两遍；"
@@ -304,13 +333,41 @@ def _chained_problem(task_item: dict, response: Response, outputs: dict[str, str
     return None
 
 
-def _request_problem(task_item: dict, response: Response, outputs: dict[str, str], stored: bool, fields: Any) -> str | None:
-    """The first thing wrong with the learner's request-2 fields, in words; None when they are right."""
-    if not isinstance(fields, dict):
-        return say(f"request_2 must return a dict of request fields, e.g. {{'previous_response_id': ..., 'input': [...]}}; "
-                   f"got {type(fields).__name__}",
-                   f"request_2 必须返回一个请求字段的 dict，例如 {{'previous_response_id': ..., 'input': [...]}}；"
-                   f"得到的却是 {type(fields).__name__}")
+def plain_fields(fields: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """The learner's request-2 fields as plain JSON (typed items through `to_dict()`), or why they
+    cannot be: (fields, None) or (None, problem)."""
+    given = as_dict(fields)
+    if given is None:
+        return None, say("request_2 must return a dict of request fields, e.g. {{'previous_response_id': ..., "
+                         "'input': [...]}}; got {kind}",
+                         "request_2 必须返回一个请求字段的 dict，例如 {{'previous_response_id': ..., 'input': [...]}}；"
+                         "得到的却是 {kind}", kind=type_name(fields)) + returned_early(fields)
+    plain: dict[str, Any] = {}
+    for key, value in given.items():
+        if not isinstance(key, str):
+            return None, say("a request field is named by a string; {key} is not", "请求字段用字符串命名；{key} 不是",
+                             key=shown(key))
+        if key == "input" and isinstance(value, (list, tuple)):
+            wire, problem = as_wire(value)
+            if wire is None:
+                return None, problem
+            plain[key] = wire
+            continue
+        try:
+            value = wire_json(value)
+        except Exception as error:
+            return None, say("{key} could not be turned into JSON ({error})", "{key} 无法转成 JSON（{error}）",
+                             key=key, error=raised(error))
+        if (why := not_json(value)) is not None:
+            return None, say("{key} is not JSON ({why})", "{key} 不是 JSON（{why}）", key=key, why=why)
+        plain[key] = json.loads(json.dumps(value))
+    return plain, None
+
+
+def _request_problem(task_item: dict, response: Response, outputs: dict[str, str], stored: bool,
+                     fields: dict[str, Any]) -> str | None:
+    """The first thing wrong with the learner's request-2 fields (plain JSON, from `plain_fields`),
+    in words; None when they are right."""
     extra = [key for key in fields if key not in _FIELDS]
     if extra:
         if set(extra) & {"model", "tools"}:
@@ -363,8 +420,7 @@ def check_request_2(fn: Any) -> bool:
         return failed(say("Not answered yet: define request_2(task_item, response, outputs_by_call_id, stored)",
                           "还没有作答：定义 request_2(task_item, response, outputs_by_call_id, stored)"))
     if not callable(fn):
-        return failed(say(f"pass the function itself (request_2), not {type(fn).__name__}",
-                          f"请传入函数本身（request_2），而不是 {type(fn).__name__}"))
+        return failed(passed_a_call("request_2", fn))
     course = offline_course()
     try:
         tools = course.host.responses_tools()
@@ -378,15 +434,18 @@ def check_request_2(fn: Any) -> bool:
             try:
                 fields = fn(dict(task_item), first, dict(outputs), stored)
             except Exception as error:  # the learner's code: report, don't crash the notebook
-                return failed(say(f"{label}: request_2 raised {type(error).__name__}: {error}",
-                                  f"{label}：request_2 抛出了 {type(error).__name__}: {error}"))
+                return failed(say("{label}: request_2 raised {error}", "{label}：request_2 抛出了 {error}",
+                                  label=label, error=raised(error)))
             if not_answered(fields):
                 return failed(say("Not answered yet: request_2 still returns ...",
                                   "还没有作答：request_2 仍然返回 ..."))
-            problem = _request_problem(task_item, first, outputs, stored, fields)
-            sendable = isinstance(fields, dict) and not set(fields) & {"model", "tools"}
+            plain, problem = plain_fields(fields)
+            if plain is None:
+                return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
+            problem = _request_problem(task_item, first, outputs, stored, plain)
+            sendable = not set(plain) & {"model", "tools"}
             try:
-                second = course.client.responses.create(model=model_name(), tools=tools, **(fields if sendable else {"input": []}))
+                second = course.client.responses.create(model=model_name(), tools=tools, **(plain if sendable else {"input": []}))
             except openai.BadRequestError as error:
                 message = error.body.get("message") if isinstance(error.body, dict) else error.message
                 return failed(_refused(label, problem, message))

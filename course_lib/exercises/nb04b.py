@@ -3,15 +3,16 @@
 Both checks use real streams from the offline model, typed by the openai SDK:
 
 - `check_calls_from_stream(fn)`: the learner's `calls_from_stream(events)` gets the events of
-  three streams (one call; two calls in one turn; the same two calls with their pieces
-  interleaved, which the event types allow: every event names its item) and must return
+  nine streams (one call; two calls in one turn; the same two calls with their pieces mixed in
+  seven ways, `interleavings`, which the event types allow: every event names its item) and must return
   `{call_id: arguments as a dict}`. It names the mistakes: a delta parsed (`json.loads` on a
   piece), item ids (`fc_…`) where call ids belong, the arguments left as text, the pieces of two
   calls joined together.
 - `check_stream_answer(fn)`: the learner's `stream_answer(client, context)` gets a context that
   ends with real `function_call_output` items (one call; two calls) and must stream the final
   answer and return its whole text. The wire must show `stream: true`; the text must be the
-  answer the stream carried, every piece of it.
+  answer the stream carried, every piece of it (the body is kept whole under the capture, so an
+  answer that stops reading early is judged too, and told it left the stream open).
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`).
 """
@@ -20,31 +21,70 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 from typing import Any
 
-from course_lib.backend import model_name
+import httpx
+import openai
+
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.nb04 import ONE_CALL, TWO_CALLS, offline_course
+from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name
+from course_lib.exercises.nb04 import ONE_CALL, TWO_CALLS
+from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 from course_lib.loop import execute_call
+from course_lib.offline_model import offline_transport
 from course_lib.streaming import wire_events
 
 
-def interleave(events: list) -> list:
-    """The same stream with the pieces of its items alternating, renumbered: what a client must
-    also handle, since nothing in the event types promises one item at a time."""
+def interleave(events: list, order: list[int] | None = None) -> list:
+    """The same stream with the pieces of its items mixed, renumbered: what a client must also
+    handle, since nothing in the event types promises one item at a time.
+
+    `order` says which item's next piece comes each time (indexes into the items, in the order
+    they were added); by default they alternate. Each item's own pieces keep their order.
+    """
     added = [e for e in events if e.type == "response.output_item.added"]
     ends = ("response.output_item.added", "response.output_item.done")
     inner = [[e for e in events if getattr(e, "output_index", None) == a.output_index and e.type not in ends]
              for a in added]  # fmt: skip
-    mixed = [e for group in itertools.zip_longest(*inner) for e in group if e is not None]
+    if order is None:
+        mixed = [e for group in itertools.zip_longest(*inner) for e in group if e is not None]
+    else:
+        queues = [list(group) for group in inner]
+        mixed = [queues[i].pop(0) for i in order if queues[i]]
+        mixed += [e for queue in queues for e in queue]
     done = [e for e in events if e.type == "response.output_item.done"]
-    order = [*events[:2], *added, *mixed, *done, events[-1]]
-    return [event.model_copy(update={"sequence_number": n}) for n, event in enumerate(order)]
+    order_of = [*events[:2], *added, *mixed, *done, events[-1]]
+    return [event.model_copy(update={"sequence_number": n}) for n, event in enumerate(order_of)]
+
+
+def interleavings(events: list) -> list[tuple[str, str, list]]:
+    """(English, Chinese, events): the two-call stream with its pieces mixed in several ways the
+    event types allow (alternating from either call, the second call's pieces all first, and four
+    merges from fixed seeds), so a client is tried on many orders, not one."""
+    sizes = [sum(1 for e in events if getattr(e, "output_index", None) == a.output_index
+                 and e.type not in ("response.output_item.added", "response.output_item.done"))
+             for a in events if a.type == "response.output_item.added"]  # fmt: skip
+    last = len(sizes) - 1
+    orders: list[tuple[str, str, list[int] | None]] = [
+        ("the two-call stream with its pieces interleaved", "片段交错的两个调用的流", None),
+        ("the two-call stream interleaved, the second call first", "片段交错、第二个调用在先的两个调用的流",
+         [i for n in range(max(sizes)) for i in range(last, -1, -1)]),
+        ("the two-call stream with the second call's pieces all first", "第二个调用的片段全部在前的两个调用的流",
+         [i for i in range(last, -1, -1) for _ in range(sizes[i])]),
+    ]
+    for seed in range(4):
+        merged = [i for i, size in enumerate(sizes) for _ in range(size)]
+        random.Random(seed).shuffle(merged)
+        orders.append((f"the two-call stream with its pieces shuffled (seed {seed})",
+                       f"片段被打乱（种子 {seed}）的两个调用的流", merged))
+    return [(en, zh, interleave(events, order)) for en, zh, order in orders]
 
 
 def _streams() -> list[tuple[str, list, dict[str, dict], bool]]:
-    """(label, events, expected calls, pieces interleaved?) for the three streams."""
+    """(label, events, expected calls, pieces interleaved?) for the one-call stream, the two-call
+    stream, and the two-call stream mixed in every way of `interleavings`."""
     course = offline_course()
     try:
         tools = course.host.responses_tools()
@@ -54,37 +94,45 @@ def _streams() -> list[tuple[str, list, dict[str, dict], bool]]:
             events = list(course.client.responses.create(model=model_name(), input=task, tools=tools, stream=True))
             calls = {item.call_id: json.loads(item.arguments) for item in events[-1].response.output}
             cases.append((label, events, calls, False))
-        cases.append((say("the two-call stream with its pieces interleaved", "片段交错的两个调用的流"),
-                      interleave(cases[1][1]), cases[1][2], True))
+        cases += [(say(en, zh), mixed, cases[1][2], True) for en, zh, mixed in interleavings(cases[1][1])]
         return cases
     finally:
         course.close()
 
 
 def _calls_problem(events: list, expected: dict[str, dict], got: Any) -> str | None:
-    if not isinstance(got, dict):
-        return say(f"calls_from_stream must return a dict {{call_id: arguments}}, got {type(got).__name__}",
-                   f"calls_from_stream 必须返回一个 dict {{call_id: arguments}}，得到的是 {type(got).__name__}")
+    calls = as_dict(got)
+    if calls is None:
+        return say("calls_from_stream must return a dict {{call_id: arguments}}, got {kind}",
+                   "calls_from_stream 必须返回一个 dict {{call_id: arguments}}，得到的是 {kind}",
+                   kind=type_name(got)) + returned_early(got)
     item_ids = {e.item.call_id: e.item.id for e in events if e.type == "response.output_item.added"}
-    if set(got) == set(item_ids.values()) and set(got) != set(expected):
+    if set(calls) == set(item_ids.values()) and set(calls) != set(expected):
         return say("the keys are item ids (fc_…), the ids the deltas carry; a function_call_output needs the call_id "
                    "(call_…), which comes whole in the call's response.output_item.added event",
                    "键是 item id（fc_…），也就是增量事件带的 id；function_call_output 需要的是 call_id（call_…），"
                    "它完整地出现在这个调用的 response.output_item.added 事件里")
-    if set(got) != set(expected):
-        return say(f"the keys should be the call_ids {sorted(expected)}, got {sorted(map(str, got))}",
-                   f"键应当是 call_id {sorted(expected)}，得到的是 {sorted(map(str, got))}")
+    if set(calls) < set(expected):
+        return say("only {n} of the {total} calls ({got}): keep reading to the end of the stream "
+                   "(response.completed), not only to the first call's .done",
+                   "{total} 个调用里只有 {n} 个（{got}）：要一直读到流的末尾（response.completed），而不是只读到"
+                   "第一个调用的 .done", n=len(calls), total=len(expected), got=", ".join(map(str, calls)))
+    if set(calls) != set(expected):
+        return say("the keys should be the call_ids {want}, got {got}", "键应当是 call_id {want}，得到的是 {got}",
+                   want=sorted(expected), got=shown(sorted(map(shown, calls)), 120))
     for call_id, arguments in expected.items():
-        value = got[call_id]
+        value = calls[call_id]
         if isinstance(value, str):
-            return say(f"{call_id}: the value is the arguments *text* {value[:40]!r}…; parse it into an object "
-                       "once the call's .done event has come",
-                       f"{call_id}：值是参数*文本* {value[:40]!r}…；等这个调用的 .done 事件到来后，把它解析成对象")
-        if value != arguments:
-            return say(f"{call_id}: got {value!r}, but its arguments are {arguments!r}: put each delta with its own "
+            return say("{call_id}: the value is the arguments *text* {text}…; parse it into an object once the "
+                       "call's .done event has come",
+                       "{call_id}：值是参数*文本* {text}…；等这个调用的 .done 事件到来后，把它解析成对象",
+                       call_id=call_id, text=shown(value, 40))
+        if not same(value, arguments):
+            return say("{call_id}: got {value}, but its arguments are {arguments!r}: put each delta with its own "
                        "item (item_id or output_index), not with whichever call came last",
-                       f"{call_id}：得到的是 {value!r}，但它的参数是 {arguments!r}：把每个增量归到它自己的项"
-                       "（item_id 或 output_index），而不是归到最后到来的那个调用")
+                       "{call_id}：得到的是 {value}，但它的参数是 {arguments!r}：把每个增量归到它自己的项"
+                       "（item_id 或 output_index），而不是归到最后到来的那个调用",
+                       call_id=call_id, value=shown(value), arguments=arguments)
     return None
 
 
@@ -94,11 +142,11 @@ def check_calls_from_stream(fn: Any) -> bool:
         return failed(say("Not answered yet: define calls_from_stream(events)",
                           "还没有作答：定义 calls_from_stream(events)"))
     if not callable(fn):
-        return failed(say(f"pass the function itself (calls_from_stream), not {type(fn).__name__}",
-                          f"请传入函数本身（calls_from_stream），而不是 {type(fn).__name__}"))
-    for label, events, expected, interleaved in _streams():
+        return failed(passed_a_call("calls_from_stream", fn))
+    streams = _streams()
+    for label, events, expected, interleaved in streams:
         try:
-            got = fn(list(events))
+            got = fn([event.model_copy(deep=True) for event in events])  # its own copies: changing them changes nothing here
         except json.JSONDecodeError as error:
             if interleaved:  # right while calls came one by one: the pieces went to the wrong call
                 return failed(say(f"on {label}, json.loads failed ({error}): the pieces of two calls were joined "
@@ -110,16 +158,17 @@ def check_calls_from_stream(fn: Any) -> bool:
                               f"在{label}上，json.loads 失败（{error}）：增量是参数文本的一个片段，不是 JSON；"
                               "把片段拼起来，等这个调用的 .done 事件到来时再解析完整的文本"))
         except Exception as error:  # the learner's code: report whatever it raised
-            return failed(say(f"on {label}, calls_from_stream raised {type(error).__name__}: {error}",
-                              f"在{label}上，calls_from_stream 抛出了 {type(error).__name__}：{error}"))
+            return failed(say("on {label}, calls_from_stream raised {error}", "在{label}上，calls_from_stream 抛出了 {error}",
+                              label=label, error=raised(error)))
         if not_answered(got):
             return failed(say("Not answered yet: calls_from_stream still returns ...",
                               "还没有作答：calls_from_stream 仍然返回 ..."))
         if (problem := _calls_problem(events, expected, got)) is not None:
             return failed(say(f"on {label}: {problem}", f"在{label}上：{problem}"))
     return passed(say("every call was put together from its own pieces, under its call_id, parsed once complete "
-                      "(also with the pieces of two calls interleaved)",
-                      "每个调用都由它自己的片段拼成，放在它的 call_id 下，完整之后才解析（两个调用的片段交错时也是如此）"))
+                      "(also with the pieces of two calls mixed in {n} different orders)",
+                      "每个调用都由它自己的片段拼成，放在它的 call_id 下，完整之后才解析（两个调用的片段以 {n} 种不同顺序"
+                      "交错时也是如此）", n=sum(1 for *_, mixed in streams if mixed)))
 
 
 def calls_from_stream(events: list) -> dict[str, dict]:
@@ -141,19 +190,48 @@ def calls_from_stream(events: list) -> dict[str, dict]:
 def _answer_problem(answer: Any, events: list[dict]) -> str | None:
     pieces = [e["delta"] for e in events if e["type"] == "response.output_text.delta"]
     text = "".join(pieces)
+    if isinstance(answer, (list, tuple)) and all(isinstance(piece, str) for piece in answer):
+        return say("stream_answer returned the {n} pieces as a {kind}: join them into one str, ''.join(pieces)",
+                   "stream_answer 把 {n} 个片段作为 {kind} 返回了：把它们拼成一个 str，''.join(pieces)",
+                   n=len(answer), kind=type_name(answer))
     if not isinstance(answer, str):
-        return say(f"stream_answer must return the answer's text (a str), got {type(answer).__name__}",
-                   f"stream_answer 必须返回回答的文本（一个 str），得到的是 {type(answer).__name__}")
+        return say("stream_answer must return the answer's text (a str), got {kind}",
+                   "stream_answer 必须返回回答的文本（一个 str），得到的是 {kind}", kind=type_name(answer)) + returned_early(answer)
+    answer = str.__str__(answer)
     if answer == text:
         return None
     if answer in (pieces[-1], pieces[0]):
-        return say(f"it returned one piece ({answer!r}) of {len(pieces)}: join every output_text.delta",
-                   f"它只返回了 {len(pieces)} 个片段中的一个（{answer!r}）：把每个 output_text.delta 拼起来")
+        return say("it returned one piece ({piece}) of {n}: join every output_text.delta",
+                   "它只返回了 {n} 个片段中的一个（{piece}）：把每个 output_text.delta 拼起来", piece=shown(answer), n=len(pieces))
     if answer == "":
         return say("it returned an empty text: the answer comes in response.output_text.delta events",
                    "它返回了空文本：回答在 response.output_text.delta 事件里到来")
-    return say(f"it returned {answer[:50]!r}…, but the stream's answer is {text[:50]!r}…",
-               f"它返回的是 {answer[:50]!r}…，但流里的回答是 {text[:50]!r}…")
+    if text.startswith(answer):
+        return say("it returned the first {n} characters of {total}: keep joining until the text is done",
+                   "它只返回了 {total} 个字符中的前 {n} 个：一直拼接，直到文本结束", n=len(answer), total=len(text))
+    if answer.replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(" ", ""):
+        return say("the pieces are joined with something in between: join them with nothing, ''.join(...)",
+                   "片段之间被加了东西：拼接时中间什么也不加，''.join(...)")
+    return say("it returned {mine}…, but the stream's answer is {theirs}…",
+               "它返回的是 {mine}…，但流里的回答是 {theirs}…", mine=shown(answer[:50]), theirs=shown(text[:50]))
+
+
+class _WholeBodies(httpx.BaseTransport):
+    """Keeps each response body whole as it passes, under the wire capture: the offline model
+    answers in-process, all at once, so the check sees the whole stream even when a learner's
+    code stopped reading it halfway (the capture above records only what was read)."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner, self.bodies = inner, []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        body = response.read()
+        self.bodies.append(body.decode("utf-8", "replace"))
+        return httpx.Response(response.status_code, headers=response.headers, content=body, request=request)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 def check_stream_answer(fn: Any) -> bool:
@@ -162,9 +240,9 @@ def check_stream_answer(fn: Any) -> bool:
         return failed(say("Not answered yet: define stream_answer(client, context)",
                           "还没有作答：定义 stream_answer(client, context)"))
     if not callable(fn):
-        return failed(say(f"pass the function itself (stream_answer), not {type(fn).__name__}",
-                          f"请传入函数本身（stream_answer），而不是 {type(fn).__name__}"))
-    course = offline_course()
+        return failed(passed_a_call("stream_answer", fn))
+    bodies = _WholeBodies(offline_transport())
+    course = offline_course(transport=bodies)
     try:
         tools = course.host.responses_tools()
         for label, task in ((say("after one call", "在一个调用之后"), ONE_CALL),
@@ -176,23 +254,38 @@ def check_stream_answer(fn: Any) -> bool:
             try:
                 answer = fn(course.client, list(context))
             except Exception as error:  # the learner's code: report whatever it raised
-                return failed(say(f"{label}, stream_answer raised {type(error).__name__}: {error}",
-                                  f"{label}，stream_answer 抛出了 {type(error).__name__}：{error}"))
+                hint = say(" The model API refused the request: send the whole context as input, as it was given.",
+                           " 模型 API 拒绝了这个请求：把传入的整个上下文原样作为 input 发送。") \
+                    if isinstance(error, openai.BadRequestError) else ""
+                return failed(say("{label}, stream_answer raised {error}", "{label}，stream_answer 抛出了 {error}",
+                                  label=label, error=raised(error)) + hint)
             if not_answered(answer):
                 return failed(say("Not answered yet: stream_answer still returns ...",
                                   "还没有作答：stream_answer 仍然返回 ..."))
             sent = course.wire.exchanges[before:]
             if not sent:
                 return failed(say(f"{label}: stream_answer sent no request", f"{label}：stream_answer 没有发送任何请求"))
-            if sent[-1].request.get("stream") is not True:
+            request = sent[-1].request if isinstance(sent[-1].request, dict) else {}
+            if request.get("stream") is not True:
                 return failed(say(f"{label}: the request was not streamed (no \"stream\": true on the wire): "
                                   "pass stream=True and read the events",
                                   f"{label}：请求没有以流式发送（线上没有 \"stream\": true）：传入 stream=True 并读取事件"))
+            whole = bodies.bodies[-1]
             if sent[-1].status != 200:
-                return failed(say(f"{label}: the request was refused ({sent[-1].status}): {sent[-1].response}",
-                                  f"{label}：请求被拒绝了（{sent[-1].status}）：{sent[-1].response}"))
-            if (problem := _answer_problem(answer, wire_events(sent[-1].response))) is not None:
+                return failed(say(f"{label}: the request was refused ({sent[-1].status}): {whole}",
+                                  f"{label}：请求被拒绝了（{sent[-1].status}）：{whole}"))
+            events = wire_events(whole)
+            if (problem := _answer_problem(answer, events)) is not None:
                 return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
+            if sent[-1].response is None:  # the capture records a stream once it is read to the end or closed
+                last = events[-1]["type"]
+                return failed(say("{label}: your text is whole, but you returned before the stream ended and left it "
+                                  "open: {last} never reached your code, and only it says the response is complete "
+                                  "(a message may have more parts, or end incomplete). Read every event, or close the "
+                                  "stream (with ... as stream:).",
+                                  "{label}：你的文本是完整的，但你在流结束之前就返回了，而且让它一直开着：{last} 从未到达"
+                                  "你的代码，而只有它说明响应已经完整（一条消息可能还有更多部分，也可能以未完成结束）。"
+                                  "请读完每一个事件，或者关闭这个流（with ... as stream:）。", label=label, last=last))
     finally:
         course.close()
     return passed(say("both answers were streamed and put back together, every piece in order",

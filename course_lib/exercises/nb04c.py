@@ -24,14 +24,16 @@ import json
 from typing import Any
 
 import anthropic
-import httpx
 import openai
+import pydantic
 from openai.types.chat import ChatCompletion
 from openai.types.responses import ResponseFunctionToolCall
 
+from course_lib.arguments import json_type_name
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import not_json, passed_a_call, raised, returned_early, shown, type_name
+from course_lib.exercises.offline import anthropic_model_name, model_name, offline_anthropic, offline_client
 from course_lib.lang import say
-from course_lib.offline_model import offline_transport
 
 TWO_READS = "Show the first 2 lines of /workspace/notes.txt and /workspace/todo.txt"
 ONE_READ = "Show the first 2 lines of /workspace/notes.txt"
@@ -43,36 +45,50 @@ MESSAGES_TOOLS = [{"name": "fs__read_text_file", "description": "Read a text fil
 OUTPUTS = ["# Notes\nA tool call has three kinds of object.", "# Todo\n- wire the result back"]
 
 
-def _openai() -> openai.OpenAI:
-    return openai.OpenAI(api_key="offline", base_url="http://offline-model.invalid/v1", max_retries=0,
-                         http_client=httpx.Client(transport=offline_transport()), _strict_response_validation=True)
+def _plain(value: Any) -> Any:
+    """`value` as plain JSON: the SDK's objects (pydantic models, such as `ChatCompletionMessage` or a
+    `ToolUseBlock`) as the JSON they send, everything else as it is (not_json then judges it)."""
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
-def _anthropic() -> anthropic.Anthropic:
-    from course_lib.backend import _Httpx2Bridge  # the one place the httpx2 bridge lives
+def as_json_messages(messages: Any, name: str) -> tuple[list[Any] | None, str | None]:
+    """The learner's list of messages as plain JSON, or why it cannot be: (messages, None) or (None, problem)."""
+    if not isinstance(messages, list):
+        return None, say("{name} must return a list of messages, got {kind}", "{name} 必须返回一个消息列表，得到的是 {kind}",
+                         name=name, kind=type_name(messages)) + returned_early(messages)
+    try:
+        plain = _plain(messages)
+    except Exception as error:  # a model_dump() that raises, a list nested too deep
+        return None, say("a message could not be turned into JSON ({error})", "有一条消息无法转成 JSON（{error}）",
+                         error=raised(error))
+    if (why := not_json(plain)) is not None:
+        return None, say("the messages are not JSON ({why}): each is a dict of strings, numbers, lists and dicts",
+                         "这些消息不是 JSON（{why}）：每条都是由字符串、数字、列表和 dict 组成的 dict", why=why)
+    return json.loads(json.dumps(plain)), None
 
-    import httpx2
 
-    return anthropic.Anthropic(api_key="offline", base_url="http://offline-model.invalid", max_retries=0,
-                               http_client=httpx2.Client(transport=_Httpx2Bridge(offline_transport())),
-                               _strict_response_validation=True)
-
-
-def _as_dict(message: Any) -> Any:
-    return message.model_dump(exclude_none=True) if hasattr(message, "model_dump") else message
+def _tool_text(content: Any) -> str | None:
+    """The text of a tool result's content in the shapes the SDK's types allow (a string, or a list
+    of text parts/blocks); None when it is neither."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(part, dict) and part.get("type") == "text"
+                                         and isinstance(part.get("text"), str) for part in content):  # fmt: skip
+        return "".join(part["text"] for part in content)
+    return None
 
 
 # ---- exercise 1: chat_replies -----------------------------------------------------------------
 
 
 def _first_chat_problem(completion: ChatCompletion, outputs: dict[str, str], replies: Any) -> str | None:
-    if not_answered(replies):
-        return say("chat_replies still returns the starter (...): return the list of messages to append",
-                   "chat_replies 仍然返回起始代码里的 (...)：返回要追加的消息列表")
-    if not isinstance(replies, list):
-        return say(f"chat_replies must return a list of messages, got {type(replies).__name__}",
-                   f"chat_replies 必须返回一个消息列表，得到的是 {type(replies).__name__}")
-    replies = [_as_dict(m) for m in replies]
+    """What is wrong with the learner's replies (plain JSON, from `as_json_messages`), or None."""
     if any(not isinstance(m, dict) for m in replies):
         return say("every message is a JSON object (a dict, or the SDK's message object)",
                    "每条消息都是一个 JSON 对象（一个 dict，或 SDK 的消息对象）")
@@ -81,6 +97,15 @@ def _first_chat_problem(completion: ChatCompletion, outputs: dict[str, str], rep
                    "message with role 'tool' and 'tool_call_id'",
                    "'function_call_output' 项是 Responses 的形状；Chat Completions 把结果放在一条 role 为 'tool'、"
                    "带 'tool_call_id' 的消息里")
+    if any(m.get("role") == "function" for m in replies):
+        return say("role 'function' is the old, deprecated shape of a result; Chat Completions answers a tool call "
+                   "with a message of role 'tool' and its 'tool_call_id'",
+                   "role 'function' 是旧的、已弃用的结果形状；Chat Completions 用一条 role 为 'tool'、带 'tool_call_id' "
+                   "的消息回答工具调用")
+    if replies and replies[0].get("role") == "user":
+        return say("the user's task is already in the history: return only the messages to append after it, the "
+                   "assistant message first",
+                   "用户的任务已经在历史里了：只返回要追加在它后面的消息，助手消息在最前")
     if not replies or replies[0].get("role") != "assistant" or not replies[0].get("tool_calls"):
         return say("the first message must be the assistant message with its tool_calls, sent back unchanged "
                    "(completion.choices[0].message): a tool message answers a call the history must show",
@@ -92,18 +117,19 @@ def _first_chat_problem(completion: ChatCompletion, outputs: dict[str, str], rep
         if "tool_call_id" not in m:
             return say("a tool message without 'tool_call_id': nothing says which call it answers (the API refuses it)",
                        "一条没有 'tool_call_id' 的工具消息：没有任何东西说明它回答的是哪个调用（API 会拒绝它）")
-        if not isinstance(m.get("content"), str):
-            return say("a tool message's content is text (the tool's output string), not a JSON object",
-                       "工具消息的 content 是文本（工具输出的字符串），不是 JSON 对象")
+        if _tool_text(m.get("content")) is None:
+            return say("a tool message's content is text (the tool's output string, or a list of text parts), not a "
+                       "JSON object",
+                       "工具消息的 content 是文本（工具输出的字符串，或文本部分的列表），不是 JSON 对象")
     answered = [m["tool_call_id"] for m in tools]
     for call in calls:
         if call.id not in answered:
             return say(f"no tool message answers tool_calls id {call.id!r}: every call needs its own reply",
                        f"没有工具消息回答 tool_calls 中的 id {call.id!r}：每个调用都需要自己的回复")
     for m in tools:
-        if outputs.get(m["tool_call_id"]) != m["content"]:
-            return say(f"the reply to {m['tool_call_id']!r} does not carry that call's output (outputs_by_id[id])",
-                       f"给 {m['tool_call_id']!r} 的回复没有带上那个调用的输出（outputs_by_id[id]）")
+        if outputs.get(m["tool_call_id"]) != _tool_text(m["content"]):
+            return say("the reply to {id} does not carry that call's output (outputs_by_id[id])",
+                       "给 {id} 的回复没有带上那个调用的输出（outputs_by_id[id]）", id=shown(m["tool_call_id"]))
     return None
 
 
@@ -112,20 +138,24 @@ def check_chat_replies(fn: Any) -> bool:
     if not_answered(fn):
         return failed(say("write chat_replies(completion, outputs_by_id) and pass the function itself",
                           "编写 chat_replies(completion, outputs_by_id)，并传入函数本身"))
-    with _openai() as client:
+    if not callable(fn):
+        return failed(passed_a_call("chat_replies", fn))
+    with offline_client() as client:
         task = {"role": "user", "content": TWO_READS}
-        completion = client.chat.completions.create(model="gpt-4.1", messages=[task], tools=CHAT_TOOLS)
+        completion = client.chat.completions.create(model=model_name(), messages=[task], tools=CHAT_TOOLS)
         outputs = {call.id: text for call, text in zip(completion.choices[0].message.tool_calls, OUTPUTS)}
         try:
-            replies = fn(completion, dict(outputs))
+            replies = fn(completion.model_copy(deep=True), dict(outputs))
         except Exception as error:  # the learner's code: report, never crash the cell
-            return failed(say(f"chat_replies raised {type(error).__name__}: {error}",
-                              f"chat_replies 抛出了 {type(error).__name__}：{error}"))
-        if problem := _first_chat_problem(completion, outputs, replies):
+            return failed(say("chat_replies raised {error}", "chat_replies 抛出了 {error}", error=raised(error)))
+        if not_answered(replies):
+            return failed(say("chat_replies still returns the starter (...): return the list of messages to append",
+                              "chat_replies 仍然返回起始代码里的 (...)：返回要追加的消息列表"))
+        plain, problem = as_json_messages(replies, "chat_replies")
+        if plain is None or (problem := _first_chat_problem(completion, outputs, plain)):
             return failed(problem)
         try:
-            final = client.chat.completions.create(model="gpt-4.1", messages=[task, *map(_as_dict, replies)],
-                                                   tools=CHAT_TOOLS)  # fmt: skip
+            final = client.chat.completions.create(model=model_name(), messages=[task, *plain], tools=CHAT_TOOLS)
         except openai.BadRequestError as error:
             return failed(say(f"the offline model refused the messages, as the real API would: {error.body['message']}",
                               f"离线模型拒绝了这些消息，真实的 API 也会这样：{error.body['message']}"))
@@ -147,13 +177,22 @@ def chat_replies(completion: ChatCompletion, outputs_by_id: dict[str, str]) -> l
 # ---- exercise 2: to_messages ------------------------------------------------------------------
 
 
-def _first_messages_problem(call: ResponseFunctionToolCall, messages: Any) -> str | None:
-    if not_answered(messages):
-        return say("to_messages still returns the starter (...): return the three messages",
-                   "to_messages 仍然返回起始代码里的 (...)：返回那三条消息")
-    if not isinstance(messages, list) or len(messages) != 3 or not all(isinstance(m, dict) for m in messages):
-        return say("to_messages must return three message dicts: the user's task, the assistant's tool_use, the user's tool_result",
-                   "to_messages 必须返回三个消息 dict：用户的任务、助手的 tool_use、用户的 tool_result")
+def _first_messages_problem(call: ResponseFunctionToolCall, messages: list[Any], output: str) -> str | None:
+    """What is wrong with the learner's messages (plain JSON, from `as_json_messages`), or None."""
+    if any(isinstance(m, dict) and (m.get("type") in ("function_call", "function_call_output")) for m in messages):
+        return say("function_call and function_call_output are Responses items; Messages puts the call in a tool_use "
+                   "block of the assistant message and the result in a tool_result block of the next user message",
+                   "function_call 和 function_call_output 是 Responses 的项；Messages 把调用放在助手消息的 tool_use 块里，"
+                   "把结果放在下一条用户消息的 tool_result 块里")
+    if any(isinstance(m, dict) and m.get("role") == "tool" for m in messages):
+        return say("Messages has no role 'tool' (that is Chat Completions): the result goes back in a user message, "
+                   "as a tool_result block",
+                   "Messages 没有 role 'tool'（那是 Chat Completions 的）：结果放在一条用户消息里，作为 tool_result 块发回")
+    if len(messages) != 3 or not all(isinstance(m, dict) for m in messages):
+        return say("to_messages must return three message dicts: the user's task, the assistant's tool_use, the user's "
+                   "tool_result (yours has {n})",
+                   "to_messages 必须返回三个消息 dict：用户的任务、助手的 tool_use、用户的 tool_result（你的有 {n} 个）",
+                   n=len(messages))
     roles = [m.get("role") for m in messages]
     if roles != ["user", "assistant", "user"]:
         return say(f"the roles are {roles}: Messages wants user (task), assistant (tool_use), user (tool_result)",
@@ -168,7 +207,7 @@ def _first_messages_problem(call: ResponseFunctionToolCall, messages: Any) -> st
         return say("the assistant message needs a tool_use block {type, id, name, input} in a content list",
                    "助手消息的 content 列表里需要一个 tool_use 块 {type, id, name, input}")
     if not isinstance(uses[0].get("input"), dict):
-        kind = type(uses[0].get("input")).__name__
+        kind = {"string": "str", "array": "list", "null": "None"}.get(json_type_name(uses[0].get("input")), "a number")
         return say("tool_use.input is " + kind + ": Messages carries the value as an "
                    "object, json.loads(call.arguments), not the arguments text",
                    "tool_use.input 是 " + kind + "：Messages 把值作为对象携带，即 json.loads(call.arguments)，"
@@ -180,10 +219,16 @@ def _first_messages_problem(call: ResponseFunctionToolCall, messages: Any) -> st
         return say("the last user message needs a tool_result block {type, tool_use_id, content}",
                    "最后一条用户消息需要一个 tool_result 块 {type, tool_use_id, content}")
     if results[0].get("tool_use_id") != uses[0].get("id"):
-        return say(f"tool_result.tool_use_id is {results[0].get('tool_use_id')!r} but the tool_use block's id is "
-                   f"{uses[0].get('id')!r}: the pair is tied by that id",
-                   f"tool_result.tool_use_id 是 {results[0].get('tool_use_id')!r}，但 tool_use 块的 id 是 "
-                   f"{uses[0].get('id')!r}：这一对正是靠这个 id 绑定的")
+        return say("tool_result.tool_use_id is {given} but the tool_use block's id is {id}: the pair is tied by that id",
+                   "tool_result.tool_use_id 是 {given}，但 tool_use 块的 id 是 {id}：这一对正是靠这个 id 绑定的",
+                   given=shown(results[0].get("tool_use_id")), id=shown(uses[0].get("id")))
+    if "content" in results[0] and _tool_text(results[0]["content"]) is None:
+        return say("tool_result.content is the tool's text: a string, or a list of text blocks; yours is a JSON {kind}",
+                   "tool_result.content 是工具的文本：一个字符串，或文本块的列表；你的是一个 JSON {kind}",
+                   kind=json_type_name(results[0]["content"]))
+    if _tool_text(results[0].get("content", "")) != output:
+        return say("the tool_result does not carry the output: its content is the tool's text, output as it was given",
+                   "tool_result 没有带上输出：它的 content 是工具的文本，即原样传入的 output")
     return None
 
 
@@ -192,26 +237,35 @@ def check_to_messages(fn: Any) -> bool:
     if not_answered(fn):
         return failed(say("write to_messages(task, call, output) and pass the function itself",
                           "编写 to_messages(task, call, output)，并传入函数本身"))
-    with _openai() as client:
-        response = client.responses.create(model="gpt-4.1", input=ONE_READ, tools=[
+    if not callable(fn):
+        return failed(passed_a_call("to_messages", fn))
+    with offline_client() as client:
+        response = client.responses.create(model=model_name(), input=ONE_READ, tools=[
             {"type": "function", "name": "fs__read_text_file", "parameters": SCHEMA, "strict": False}])
     call = next(item for item in response.output if item.type == "function_call")
     try:
-        messages = fn(ONE_READ, call, OUTPUTS[0])
+        messages = fn(ONE_READ, call.model_copy(deep=True), OUTPUTS[0])
     except Exception as error:  # the learner's code: report, never crash the cell
-        return failed(say(f"to_messages raised {type(error).__name__}: {error}",
-                          f"to_messages 抛出了 {type(error).__name__}：{error}"))
-    if problem := _first_messages_problem(call, messages):
+        return failed(say("to_messages raised {error}", "to_messages 抛出了 {error}", error=raised(error)))
+    if not_answered(messages):
+        return failed(say("to_messages still returns the starter (...): return the three messages",
+                          "to_messages 仍然返回起始代码里的 (...)：返回那三条消息"))
+    plain, problem = as_json_messages(messages, "to_messages")
+    if plain is None or (problem := _first_messages_problem(call, plain, OUTPUTS[0])):
         return failed(problem)
-    with _anthropic() as claude:
+    with offline_anthropic() as claude:
         try:
-            final = claude.messages.create(model="claude-sonnet-4-6", max_tokens=512, tools=MESSAGES_TOOLS,
-                                           messages=messages)
+            final = claude.messages.create(model=anthropic_model_name(), max_tokens=512, tools=MESSAGES_TOOLS,
+                                           messages=plain)
         except anthropic.BadRequestError as error:
             return failed(say(f"the offline model refused the messages, as the real API would: {error.message}",
                               f"离线模型拒绝了这些消息，真实的 API 也会这样：{error.message}"))
     text = "".join(block.text for block in final.content if block.type == "text")
-    if final.stop_reason != "end_turn" or OUTPUTS[0].splitlines()[1] not in text:
+    # The offline model reads a text block after the tool_result as a new request; a real model answers
+    # from the result either way, and the structure above is already right, so the answer is judged
+    # only when the result turn holds nothing but the result.
+    alone = all(isinstance(b, dict) and b.get("type") == "tool_result" for b in plain[2]["content"])
+    if alone and (final.stop_reason != "end_turn" or OUTPUTS[0].splitlines()[1] not in text):
         return failed(say("the model did not answer from the result: does tool_result.content carry the output text?",
                           "模型没有依据结果作答：tool_result.content 带上输出文本了吗？"))
     return passed(say("the value went as an object, and the result came back under the tool_use block's id",

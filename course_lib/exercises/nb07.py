@@ -40,11 +40,12 @@ DELAYS = {"/workspace/notes.txt": 0.15, "/workspace/todo.md": 0.05, "/workspace/
 def model_calls() -> list[Call]:
     """The three `function_call` items the offline model really sends for `THREE_READS`."""
     from course_lib.arguments import input_schema
+    from course_lib.exercises.offline import model_name
     from course_lib.offline_model import respond
 
     tool = {"type": "function", "name": READ, "description": "Read a text file from the workspace.",
             "parameters": input_schema()}  # fmt: skip
-    response = Response.model_validate(respond({"model": "gpt-4.1", "input": THREE_READS, "tools": [tool]}))
+    response = Response.model_validate(respond({"model": model_name(), "input": THREE_READS, "tools": [tool]}))
     return [Call.from_item(item) for item in response.output if item.type == "function_call"]
 
 
@@ -123,7 +124,7 @@ RAISES_ZH = {
         "到达了一个属于 call_never_made 的输出，而没有任何调用用这个 call_id；你的函数接受了它。请抛出 ValueError"
         "（Responses API 也会拒绝它：'No tool call found for function call output'）。"),
     "a call left without an output": (
-        "{missing} 没有输出；你的函数接受了它。请抛出 ValueError（API 会拒绝没有回应的调用："
+        "{missing} 没有输出；你的函数接受了它。请抛出 ValueError（API 会拒绝没有输出的调用："
         "'No tool output found for function call'）。"),
 }  # fmt: skip
 """The same messages in the zh-CN edition (the case labels stay as `_real_outputs` writes them)."""

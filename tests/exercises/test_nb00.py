@@ -187,7 +187,8 @@ def test_final_text_mistakes_are_explained_in_chinese(monkeypatch, capsys):
     assert check_final_text("Here are the first 20 lines") is False
     assert capsys.readouterr().out.startswith("✗ 请传入函数本身（final_text，不带括号）")
     assert check_final_text(SOLUTIONS["check_final_text"]()) is True
-    assert capsys.readouterr().out == "✓ 在全部 7 个响应上，final_text 与 SDK 的 output_text 一致。\n"
+    assert capsys.readouterr().out == ("✓ 在全部 165 个响应上（消息、调用、reasoning 和 refusal 最多三项的每一种排列），"
+                                       "final_text 与 SDK 的 output_text 一致。\n")
 
 
 def test_every_final_text_case_has_a_chinese_label():

@@ -99,14 +99,14 @@ def test_the_checks_speak_english_by_default_and_chinese_in_the_zh_cn_edition(mo
     assert check_strict_search_notes(...) is False
     assert check_tool_choices({"use_backup": ..., "no_tools": ...}) is False
     assert capsys.readouterr().out == (
-        "✗ Not answered yet: write the strict parameters schema of search_notes as a dict.\n"
+        "✗ Not answered yet: write the strict parameters schema of search_notes as a dict and set strict_search to it.\n"
         "✗ Not answered yet: give a tool_choice for each of use_backup, no_tools.\n"
     )
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_strict_search_notes(...) is False
     assert check_tool_choices({"use_backup": "none", "no_tools": ...}) is False
     assert capsys.readouterr().out == (
-        "✗ 还没有作答：把 search_notes 的严格 parameters schema 写成一个 dict。\n"
+        "✗ 还没有作答：把 search_notes 的严格 parameters schema 写成一个 dict，赋给 strict_search。\n"
         "✗ 'no_tools' 还没有作答（这一轮模型必须不调用任何工具就作答）。\n"
     )
 

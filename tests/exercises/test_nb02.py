@@ -101,8 +101,8 @@ def test_prediction_of_a_string_head_names_who_refused_it(capsys):
 
 
 def test_prediction_with_unknown_outcome_or_wrong_length(capsys):
-    assert check_predictions(["ok"] * 6) is False
-    assert "'ok' is not an outcome" in capsys.readouterr().out
+    assert check_predictions(["okay"] * 6) is False
+    assert "'okay' is not an outcome" in capsys.readouterr().out
     assert check_predictions(["OK"]) is False
     assert "exactly 6 outcomes" in capsys.readouterr().out
 
@@ -134,14 +134,15 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_parse_head(...) is False
     assert check_predictions(...) is False
     assert capsys.readouterr().out == (
-        "✗ Not answered yet: define parse_head(arguments_text) and pass the function itself.\n"
+        "✗ Not answered yet: define parse_head(arguments_text), then set answer = parse_head (the function itself, "
+        "without parentheses) and run the cell again.\n"
         "✗ Not answered yet: give a list of 6 outcomes, each one of OK, INVALID_INPUT, FORBIDDEN, NOT_FOUND.\n"
     )
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_parse_head(...) is False
     assert check_predictions(...) is False
     assert capsys.readouterr().out == (
-        "✗ 还没有作答：定义 parse_head(arguments_text)，并传入函数本身。\n"
+        "✗ 还没有作答：定义 parse_head(arguments_text)，然后写 answer = parse_head（函数本身，不带括号），再运行这个单元格。\n"
         "✗ 还没有作答：给出一个包含 6 个结果的列表，每个都是 OK, INVALID_INPUT, FORBIDDEN, NOT_FOUND 之一。\n"
     )
 
@@ -160,7 +161,7 @@ def test_parse_head_mistakes_are_explained_in_chinese(monkeypatch, capsys):
     assert "请用 ValueError 拒绝坏输入" in capsys.readouterr().out
     assert check_parse_head(SOLUTIONS["check_parse_head"]()) is True
     out = capsys.readouterr().out
-    assert out.startswith("✓ 在全部 ") and out.endswith(" 个例子上，parse_head 与真正的解析器一致。\n")
+    assert out.startswith("✓ 在全部 ") and out.endswith("parse_head 与真正的解析器一致。\n")
 
 
 def test_predictions_are_explained_in_chinese(monkeypatch, capsys):
@@ -171,8 +172,8 @@ def test_predictions_are_explained_in_chinese(monkeypatch, capsys):
         '✗ #3 {"path":"/etc/passwd"}：你预测的是 OK，真实的结果是 FORBIDDEN，被服务器拒绝：'
         "'path is outside /workspace'。符合 schema 不等于被允许。\n"
     )
-    assert check_predictions(["ok"] * 6) is False
-    assert "'ok' 不是一种结果" in capsys.readouterr().out
+    assert check_predictions(["okay"] * 6) is False
+    assert "'okay' 不是一种结果" in capsys.readouterr().out
     assert check_predictions(SOLUTIONS["check_predictions"]()) is True
     assert capsys.readouterr().out == "✓ 全部 6 个预测都与真实结果相符。\n"
 

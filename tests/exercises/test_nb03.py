@@ -106,15 +106,17 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_pair_by_id(...) is False
     assert check_classify(...) is False
     assert capsys.readouterr().out == (
-        "✗ Not answered yet: define pair_by_id(messages) and pass the function itself.\n"
-        "✗ Not answered yet: define classify(response) and pass the function itself.\n"
+        "✗ Not answered yet: define pair_by_id(messages), then set answer = pair_by_id (the function itself, without parentheses) "
+        "and run the cell again.\n"
+        "✗ Not answered yet: define classify(response), then set answer = classify (the function itself, without parentheses) "
+        "and run the cell again.\n"
     )
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_pair_by_id(...) is False
     assert check_classify(...) is False
     assert capsys.readouterr().out == (
-        "✗ 还没有作答：定义 pair_by_id(messages)，并传入函数本身。\n"
-        "✗ 还没有作答：定义 classify(response)，并传入函数本身。\n"
+        "✗ 还没有作答：定义 pair_by_id(messages)，然后写 answer = pair_by_id（函数本身，不带括号），再运行这个单元格。\n"
+        "✗ 还没有作答：定义 classify(response)，然后写 answer = classify（函数本身，不带括号），再运行这个单元格。\n"
     )
 
 
@@ -128,7 +130,7 @@ def test_pairing_mistakes_are_explained_in_chinese(monkeypatch, capsys):
     assert check_pair_by_id(_results_only) is False
     assert capsys.readouterr().out.startswith("✗ 缺少 id 7（tools/call delete_file）：它的应答是一个 JSON-RPC 错误")
     assert check_pair_by_id(SOLUTIONS["check_pair_by_id"]()) is True
-    assert capsys.readouterr().out.startswith("✓ 在两种到达顺序下，全部 ")
+    assert capsys.readouterr().out.startswith("✓ 在 16 种到达顺序下，全部 ")
 
 
 def test_classify_mistakes_are_explained_in_chinese(monkeypatch, capsys):

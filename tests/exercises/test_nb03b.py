@@ -127,7 +127,7 @@ def test_a_string_prefix_test_is_the_sibling_prefix_trick(capsys):
 def test_refusing_with_the_wrong_exception_is_named(capsys):
     assert check_route(_raises_the_wrong_kind) is False
     out = capsys.readouterr().out
-    assert out.startswith("✗ route('gw__docs__list_directory') raised ValueError; raise LookupError")
+    assert out.startswith("✗ route('gw__docs__list_directory') raised ValueError: gw__docs__list_directory; raise LookupError")
 
 
 def test_returning_something_that_is_not_a_pair(capsys):
@@ -150,14 +150,15 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_route(...) is False
     assert capsys.readouterr().out == (
         '✗ Not answered yet: replace each ... with a number of lines (0 or more) or "error".\n'
-        "✗ Not answered yet: define route(alias, exposed) and pass the function itself.\n"
+        "✗ Not answered yet: define route(alias, exposed), then set answer = route (the function itself, without parentheses) "
+        "and run the cell again.\n"
     )
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_reference_predictions({"A": ..., "B": ..., "C": ..., "D": ...}) is False
     assert check_route(...) is False
     assert capsys.readouterr().out == (
         '✗ 还没有作答：把每个 ... 换成行数（0 或更多）或 "error"。\n'
-        "✗ 还没有作答：定义 route(alias, exposed)，并传入函数本身。\n"
+        "✗ 还没有作答：定义 route(alias, exposed)，然后写 answer = route（函数本身，不带括号），再运行这个单元格。\n"
     )
 
 

@@ -4,11 +4,14 @@ from course_lib.exercises.nb03c import check_accept_token, check_session_to_send
 
 
 def test_the_recordings_are_real_and_differ_the_way_the_eras_do():
-    in_use, ended, stateless = real_recordings().values()
+    in_use, ended, stateless, forgotten, renewed = real_recordings().values()
     assert in_use[0].jsonrpc_method == "initialize" and "mcp-session-id" in in_use[0].response_headers
     assert ended[-1].method == "DELETE" and ended[-1].status == 200
     assert [h.jsonrpc_method for h in stateless] == ["tools/list"]
     assert all("mcp-session-id" not in h.response_headers for h in stateless)
+    assert forgotten[-1].status == 404 and forgotten[-1].jsonrpc_method == "tools/list"
+    ids = [h.response_headers.get("mcp-session-id") for h in renewed if h.jsonrpc_method == "initialize"]
+    assert len(set(ids)) == 2 and renewed[3].method == "DELETE"
 
 
 def _from_request_headers(http):
@@ -83,15 +86,17 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_session_to_send(...) is False
     assert check_accept_token(...) is False
     assert capsys.readouterr().out == (
-        "✗ Not answered yet: define session_to_send(http) and pass the function itself.\n"
-        "✗ Not answered yet: define accept_token(claims, resource, now) and pass the function itself.\n"
+        "✗ Not answered yet: define session_to_send(http), then set answer = session_to_send (the function itself, without parentheses) "
+        "and run the cell again.\n"
+        "✗ Not answered yet: define accept_token(claims, resource, now), then set answer = accept_token (the function itself, without parentheses) "
+        "and run the cell again.\n"
     )
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_session_to_send(...) is False
     assert check_accept_token(...) is False
     assert capsys.readouterr().out == (
-        "✗ 还没有作答：定义 session_to_send(http)，并传入函数本身。\n"
-        "✗ 还没有作答：定义 accept_token(claims, resource, now)，并传入函数本身。\n"
+        "✗ 还没有作答：定义 session_to_send(http)，然后写 answer = session_to_send（函数本身，不带括号），再运行这个单元格。\n"
+        "✗ 还没有作答：定义 accept_token(claims, resource, now)，然后写 answer = accept_token（函数本身，不带括号），再运行这个单元格。\n"
     )
 
 
@@ -121,14 +126,16 @@ def test_token_mistakes_are_explained_in_chinese(monkeypatch, capsys):
 def test_the_recordings_are_named_in_the_editions_language(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_LANG", "en")
     assert list(real_recordings()) == [
-        "a 2025-11-25 session in use", "a 2025-11-25 session the client ended with DELETE", "stateless 2026-07-28 requests"]
+        "a 2025-11-25 session in use", "a 2025-11-25 session the client ended with DELETE", "stateless 2026-07-28 requests",
+        "a 2025-11-25 session the server no longer knows (404)", "a session ended with DELETE, then a new one"]
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     recordings = real_recordings()
-    assert list(recordings) == ["一个使用中的 2025-11-25 会话", "一个客户端已用 DELETE 结束的 2025-11-25 会话", "无状态的 2026-07-28 请求"]
+    assert list(recordings) == ["一个使用中的 2025-11-25 会话", "一个客户端已用 DELETE 结束的 2025-11-25 会话", "无状态的 2026-07-28 请求",
+                                "一个服务器已经不认识的 2025-11-25 会话（404）", "一个用 DELETE 结束的会话，然后是一个新会话"]
     assert recordings["一个客户端已用 DELETE 结束的 2025-11-25 会话"][-1].method == "DELETE"
     # the Chinese names change nothing the check decides: the reference solution passes, a wrong one fails
     from course_lib.exercises.nb03c import SOLUTIONS
     assert check_session_to_send(SOLUTIONS["check_session_to_send"]()) is True
-    assert capsys.readouterr().out == "✓ 全部 3 段记录：下一次请求要带的 Mcp-Session-Id（或者不带）都对了。\n"
+    assert capsys.readouterr().out == "✓ 全部 5 段记录：下一次请求要带的 Mcp-Session-Id（或者不带）都对了。\n"
     assert check_session_to_send(lambda http: "0" * 32) is False
     assert capsys.readouterr().out.startswith("✗ 一个使用中的 2025-11-25 会话：下一次请求需要 ")

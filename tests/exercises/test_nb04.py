@@ -76,7 +76,7 @@ def test_arguments_turned_into_an_object_are_named(capsys):
 
 def test_passing_a_list_instead_of_the_function_is_named(capsys):
     assert check_second_input([]) is False
-    assert capsys.readouterr().out.startswith("✗ pass the function itself (build_second_input), not list")
+    assert capsys.readouterr().out.startswith("✗ Pass the function itself (build_second_input, without parentheses); you passed list")
 
 
 def _with_output(make):

@@ -94,7 +94,7 @@ def test_keeping_only_the_last_piece_is_named(capsys):
 
 def test_a_text_that_differs_from_the_stream_is_named(capsys):
     assert check_stream_answer(_every_delta_as_str) is False
-    assert "but the stream's answer is" in capsys.readouterr().out
+    assert "it returned the first" in capsys.readouterr().out
 
 
 # ---- the zh-CN edition: the same checks, their own messages in Chinese --------------------------
@@ -115,7 +115,7 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert capsys.readouterr().out == (
         "✗ 还没有作答：定义 calls_from_stream(events)\n"
         "✗ 还没有作答：定义 stream_answer(client, context)\n"
-        "✗ 请传入函数本身（calls_from_stream），而不是 str\n"
+        "✗ 请传入函数本身（calls_from_stream，不带括号）；你传入的是 str 'calls_from_stream'。\n"
     )
 
 
@@ -133,7 +133,7 @@ def test_calls_from_stream_mistakes_are_explained_in_chinese(monkeypatch, capsys
     out = capsys.readouterr().out
     assert out.startswith("✗ 在片段交错的两个调用的流上，json.loads 失败（") and "两个调用的片段被拼在了一起" in out
     assert check_calls_from_stream(lambda events: 1 / 0) is False
-    assert capsys.readouterr().out.startswith("✗ 在单个调用的流上，calls_from_stream 抛出了 ZeroDivisionError：")
+    assert capsys.readouterr().out.startswith("✗ 在单个调用的流上，calls_from_stream 抛出了 ZeroDivisionError: ")
     assert check_calls_from_stream(lambda events: []) is False
     assert "calls_from_stream 必须返回一个 dict {call_id: arguments}，得到的是 list" in capsys.readouterr().out
     assert check_calls_from_stream(SOLUTIONS["check_calls_from_stream"]()) is True
@@ -148,7 +148,7 @@ def test_stream_answer_mistakes_are_explained_in_chinese(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert out.startswith("✗ 在一个调用之后：它只返回了 ") and "把每个 output_text.delta 拼起来" in out
     assert check_stream_answer(_every_delta_as_str) is False
-    assert "，但流里的回答是 " in capsys.readouterr().out
+    assert "个字符中的前" in capsys.readouterr().out
     assert check_stream_answer(lambda client, context: "") is False
     assert capsys.readouterr().out == "✗ 在一个调用之后：stream_answer 没有发送任何请求\n"
     assert check_stream_answer(_streamed_but_empty) is False

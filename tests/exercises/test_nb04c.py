@@ -91,7 +91,7 @@ def _empty_result(task, call, output):
     (_wrong_pair, "the pair is tied by that id"),
     (_result_in_assistant, "is in the assistant message"),
     (_two_messages, "three message dicts"),
-    (_empty_result, "did not answer from the result"),
+    (_empty_result, "the tool_result does not carry the output"),
 ])  # fmt: skip
 def test_to_messages_mistakes_are_named(answer, words, capsys):
     assert check_to_messages(answer) is False
@@ -101,10 +101,11 @@ def test_to_messages_mistakes_are_named(answer, words, capsys):
 
 def test_the_offline_model_refuses_input_as_text_itself():
     """The check's words match what the endpoint does: input as text is a 400 there too."""
-    from course_lib.exercises.nb04c import _anthropic, MESSAGES_TOOLS
+    from course_lib.exercises.nb04c import MESSAGES_TOOLS
+    from course_lib.exercises.offline import offline_anthropic
     import anthropic
 
-    with _anthropic() as claude, pytest.raises(anthropic.BadRequestError, match="Input should be a valid dictionary"):
+    with offline_anthropic() as claude, pytest.raises(anthropic.BadRequestError, match="Input should be a valid dictionary"):
         claude.messages.create(model="claude-sonnet-4-6", max_tokens=64, tools=MESSAGES_TOOLS, messages=[
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": json.dumps({})}]}])
@@ -142,7 +143,7 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     (_swapped, "的回复没有带上那个调用的输出"),
     (_object_content, "工具消息的 content 是文本"),
     (lambda c, o: {}, "chat_replies 必须返回一个消息列表，得到的是 dict"),
-    (lambda c, o: 1 / 0, "chat_replies 抛出了 ZeroDivisionError：division by zero"),
+    (lambda c, o: 1 / 0, "chat_replies 抛出了 ZeroDivisionError: division by zero"),
 ])  # fmt: skip
 def test_chat_replies_mistakes_are_explained_in_chinese(answer, words, monkeypatch, capsys):
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
@@ -162,7 +163,7 @@ def test_chat_replies_right_answer_is_confirmed_in_chinese(monkeypatch, capsys):
     (_wrong_pair, "tool_result.tool_use_id 是 'toolu_other'，但 tool_use 块的 id 是 'call_"),
     (_result_in_assistant, "tool_result 放在了助手消息里"),
     (_two_messages, "to_messages 必须返回三个消息 dict"),
-    (_empty_result, "模型没有依据结果作答"),
+    (_empty_result, "tool_result 没有带上输出"),
     (lambda t, c, o: [{"role": "assistant"}, {"role": "user"}, {"role": "user"}], "角色是 ['assistant', 'user', 'user']"),
 ])  # fmt: skip
 def test_to_messages_mistakes_are_explained_in_chinese(answer, words, monkeypatch, capsys):

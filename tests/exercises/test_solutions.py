@@ -7,7 +7,8 @@ import pytest
 
 import course_lib.exercises as exercises
 
-MODULES = [importlib.import_module(f"course_lib.exercises.{m.name}") for m in pkgutil.iter_modules(exercises.__path__)]
+MODULES = [importlib.import_module(f"course_lib.exercises.{m.name}")
+           for m in pkgutil.iter_modules(exercises.__path__) if m.name.startswith("nb")]  # fmt: skip
 CASES = [(module, name) for module in MODULES for name in module.SOLUTIONS]
 
 
@@ -17,8 +18,7 @@ def test_every_notebook_module_has_at_least_two_checked_exercises():
 
 
 @pytest.mark.parametrize(("module", "name"), CASES, ids=[f"{m.__name__.rsplit('.', 1)[1]}.{n}" for m, n in CASES])
-def test_solution_passes_its_check(module, name, capsys, monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+def test_solution_passes_its_check(module, name, capsys):
     assert getattr(module, name)(module.SOLUTIONS[name]()) is True
     assert capsys.readouterr().out.startswith("✓")
 

@@ -22,14 +22,9 @@ from course_lib.lang import say
 
 def _offline_client() -> Any:
     """An openai client on the offline model, whatever the environment says: the cases are recorded."""
-    import httpx
-    import openai
+    from course_lib.exercises.offline import offline_client
 
-    from course_lib.backend import OFFLINE_BASE_URL
-    from course_lib.offline_model import offline_transport
-
-    return openai.OpenAI(api_key="offline", base_url=OFFLINE_BASE_URL, max_retries=0,
-                         http_client=httpx.Client(transport=offline_transport()))  # fmt: skip
+    return offline_client()
 
 
 @cache
@@ -80,10 +75,11 @@ def pairing_cases() -> dict[str, tuple[list[dict[str, Any]], str | None]]:
 
 def _api_refusal(items: list[dict[str, Any]]) -> str | None:
     """What the (offline) Responses API says about this input list, if it refuses it."""
+    from course_lib.exercises.offline import model_name
     from course_lib.offline_model import BadRequest, respond
 
     try:
-        respond({"model": "gpt-4.1", "input": items})
+        respond({"model": model_name(), "input": items})
     except BadRequest as error:
         return error.message
     return None

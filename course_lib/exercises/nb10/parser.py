@@ -24,13 +24,14 @@ def parse_cases() -> list[tuple[str, Any]]:
 
     from course_lib.arguments import input_schema
     from course_lib.declarations import strict_schema
+    from course_lib.exercises.offline import model_name
     from course_lib.offline_model import respond
 
     def model_text(request: str, *, strict: bool) -> str:
         parameters = strict_schema(input_schema()) if strict else input_schema()
         tool = {"type": "function", "name": READ, "description": "Read a text file.", "parameters": parameters,
                 "strict": strict}  # fmt: skip
-        response = Response.model_validate(respond({"model": "gpt-4.1", "input": request, "tools": [tool]}))
+        response = Response.model_validate(respond({"model": model_name(), "input": request, "tools": [tool]}))
         return next(item.arguments for item in response.output if item.type == "function_call")
 
     plain = model_text("Show the first 20 lines of /workspace/notes.txt", strict=False)

@@ -88,7 +88,7 @@ def _execute(host: Any) -> Callable[[Any], str]:
 
 
 def _run(fn: Any, task: str, mode: str = "normal") -> tuple[Any, _Client]:
-    from course_lib.backend import model_name
+    from course_lib.exercises.offline import model_name
     from course_lib.host import files_host
 
     with files_host() as host:

@@ -38,10 +38,11 @@ def _model_calls() -> list[Call]:
     from openai.types.responses import Response
 
     from course_lib.arguments import input_schema
+    from course_lib.exercises.offline import model_name
     from course_lib.offline_model import respond
 
     tool = {"type": "function", "name": READ, "description": "Read a text file.", "parameters": input_schema()}
-    response = Response.model_validate(respond({"model": "gpt-4.1", "input": THREE_READS, "tools": [tool]}))
+    response = Response.model_validate(respond({"model": model_name(), "input": THREE_READS, "tools": [tool]}))
     return [Call.from_item(item) for item in response.output if item.type == "function_call"]
 
 
