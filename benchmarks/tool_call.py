@@ -23,6 +23,9 @@ transport (stdin/stdout wrapped in worker threads) instead of `course_lib.stdio`
 pipes; (g) our server with a worker-thread hop per call, as when the read ran in a thread; (h)
 both, which is our server as it shipped before those two changes.
 
+(k)-(m) are the mcp 1.x client (what LangChain's MCP adapter runs) in its own venv, on our server,
+on our server declaring the two-shape output schema it had before, and on Node (`benchmarks/mcp1.py`).
+
 `McpConnection` keeps its whole message history; its history is cleared at the start of every
 round so the main rows measure a young connection. The last rows measure what that history costs.
 """
@@ -42,7 +45,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from benchmarks import REPO, Row, median, progress, ratio_row
+from benchmarks import REPO, Row, mcp1, median, progress, ratio_row
 from course_lib.arguments import ReadTextFileArgs
 from course_lib.connection import McpConnection
 from course_lib.fs_server import Workspace, build_server
@@ -283,6 +286,8 @@ def run(quick: bool = False) -> list[Row]:
                  if "floor" not in label and label.startswith(("(i)", "(j)")) == outside}
         if len(set(lines.values())) > 1:
             rows.append(Row(BENCH, "results agree", None, "", note="DIFFERENT TEXTS: " + "; ".join(lines)))
+
+    rows += mcp1.rows(BENCH, ARGS, rounds, per_round)  # (k)-(m): the mcp 1.x client, in its own venv
 
     history = 2000 if quick else 5000
     progress(f"{BENCH}: McpConnection history cost ({history} calls)")

@@ -46,8 +46,20 @@ def action_id(tool: str, arguments: dict[str, Any], user_id: str) -> str:
     return f"act_{digest[:16]}"
 
 
-ActionState = Literal["pending", "approved", "expired", "spent", "rejected", "unknown"]
+ActionState = Literal["pending", "approved", "expired", "spent", "rejected", "dropped", "unknown"]
 """Where one action stands (`Approvals.state`)."""
+
+MAX_PENDING = 1000
+"""Actions that may wait for a decision at once (`Approvals.max_pending`); one more drops the oldest."""
+
+
+class ApprovalDropped(KeyError):
+    """The action is no longer pending: it waited longest when `max_pending` others came after
+    it, and was dropped unanswered. Approving it now would approve something nobody is looking
+    at any more: ask again."""
+
+    def __str__(self) -> str:  # KeyError's own str() would show the message quoted
+        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -62,28 +74,66 @@ class PendingAction:
 
 @dataclass
 class Approvals:
-    """Pending actions and granted approvals. `clock` is injectable so expiry can be shown and tested."""
+    """Pending actions and granted approvals. `clock` is injectable so expiry can be shown and tested.
+
+    At most `max_pending` actions wait for a decision: every unapproved call adds one, and a loop
+    (or a model) that keeps proposing writes nobody answers must not grow the app's memory without
+    end. One more drops the oldest (its panel, if any, now says so), and a later approval of a
+    dropped action is refused with `ApprovalDropped` instead of authorizing something nobody is
+    looking at. The last `max_pending` dropped ids are remembered for that message.
+    """
 
     ttl: float = 300.0
     clock: Callable[[], float] = time.monotonic
     id_for: Callable[[str, dict[str, Any], str], str] = action_id  # replaceable, e.g. to test another rule
-    pending: dict[str, PendingAction] = field(default_factory=dict)
+    pending: dict[str, PendingAction] = field(default_factory=dict)  # oldest first
+    max_pending: int = MAX_PENDING
     _granted: dict[str, float] = field(default_factory=dict)  # action id → expiry time
     _decided: dict[str, str] = field(default_factory=dict)  # action id → "approved" / "rejected" / "spent"
+    _dropped: dict[str, None] = field(default_factory=dict)  # action ids dropped unanswered, oldest first
 
     def request(self, tool: str, arguments: dict[str, Any], user_id: str) -> PendingAction:
-        """Record that this exact action waits for a decision; returns what to show the human."""
+        """Record that this exact action waits for a decision; returns what to show the human.
+        Asking again for an action already waiting moves it to the newest place.
+
+        Raises:
+            ValueError: `max_pending` is not at least 1.
+        """
+        if self.max_pending < 1:
+            raise ValueError(f"max_pending must be at least 1, not {self.max_pending}")
         action = PendingAction(self.id_for(tool, arguments, user_id), tool, dict(arguments), user_id)
+        self.pending.pop(action.action_id, None)
+        self._dropped.pop(action.action_id, None)  # asked for again: it waits once more
+        while len(self.pending) >= self.max_pending:
+            oldest = next(iter(self.pending))
+            del self.pending[oldest]
+            self._dropped[oldest] = None
+            while len(self._dropped) > self.max_pending:
+                del self._dropped[next(iter(self._dropped))]
         self.pending[action.action_id] = action
         return action
+
+    def _take(self, action_id: str) -> PendingAction:
+        """Remove and return a pending action, for a decision.
+
+        Raises:
+            ApprovalDropped: it was dropped unanswered (see the class docstring).
+            KeyError: no such pending action.
+        """
+        if action_id not in self.pending and action_id in self._dropped:
+            raise ApprovalDropped(f"{action_id} is no longer waiting for a decision: it was the oldest of "
+                                  f"{self.max_pending} pending actions and was dropped unanswered; nothing was "
+                                  "approved — ask for it again if it is still wanted")  # fmt: skip
+        return self.pending.pop(action_id)
 
     def approve(self, action_id: str) -> PendingAction:
         """A human approved this pending action: it may run once, before the approval expires.
 
         Raises:
+            ApprovalDropped: the action was dropped unanswered (more than `max_pending` waited).
             KeyError: no such pending action (approve what was shown, not an id from elsewhere).
         """
-        action = self.pending.pop(action_id)
+        action = self._take(action_id)
         self._granted[action_id] = self.clock() + self.ttl
         self._decided[action_id] = "approved"
         return action
@@ -92,9 +142,10 @@ class Approvals:
         """A human rejected this pending action.
 
         Raises:
+            ApprovalDropped: the action was dropped unanswered.
             KeyError: no such pending action.
         """
-        action = self.pending.pop(action_id)
+        action = self._take(action_id)
         self._granted.pop(action_id, None)
         self._decided[action_id] = "rejected"
         return action
@@ -104,10 +155,13 @@ class Approvals:
 
         pending   waiting for a decision      approved  may run once, not expired yet
         expired   approved, but too late now  spent     approved and took effect
-        rejected  a person said no            unknown   never asked for
+        rejected  a person said no            dropped   waited too long among too many (max_pending)
+        unknown   never asked for (or dropped long ago)
         """
         if action_id in self.pending:
             return "pending"
+        if action_id in self._dropped:
+            return "dropped"
         decided = self._decided.get(action_id, "unknown")
         if decided == "approved" and self.clock() > self._granted.get(action_id, float("-inf")):
             return "expired"
@@ -218,13 +272,15 @@ def _or(hint: bool | None, default: bool) -> bool:
 @dataclass(frozen=True)
 class Provenance:
     """A tool output the model had read before it proposed a call: untrusted text (a file, an
-    email, a web page) that may have written the proposal."""
+    email, a web page) that may have written the proposal. `source` says where that text came
+    from when the tool's output alone does not (e.g. which note), else None."""
 
     call_id: str
     tool: str
+    source: str | None = None
 
     def __str__(self) -> str:
-        return f"{self.tool} ({self.call_id})"
+        return f"{self.tool} {self.source} ({self.call_id})" if self.source else f"{self.tool} ({self.call_id})"
 
 
 @dataclass(frozen=True)

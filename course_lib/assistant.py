@@ -23,7 +23,16 @@ What is wired to what:
   save returns the first record, and the model can neither choose nor forge a key;
 - `run_guarded_loop` drives the model: search → read the hits (two reads in one turn run
   concurrently) → answer with the sources it read → propose a gap → stop for approval →
-  `resume` saves only what was approved.
+  `resume` saves only what was approved;
+- note text is data, and some of it is not the user's own: notes under `OUTSIDE_NOTES` (an
+  `inbox/` of forwarded emails, clipped pages, a study group's shared notes) came from outside.
+  Every read of one — and every search whose hits include one, since a hit's summary is its text
+  — carries its provenance (`GuardedResult.untrusted`, the note's path as the source), and the
+  loop narrows after it: the next requests offer only the reads, so text planted in such a note
+  cannot get a gap proposed (and the panel of anything proposed names the note). Which folders
+  count is the app's decision, made from where the notes came from, never from what they say:
+  `NotesAssistant(outside=...)`; `outside=("/notes",)` distrusts every note (then no gap can be
+  proposed after a read: the price of narrowing).
 
 The model gets short instructions as a developer message: answer only from notes it read, cite
 them, say when the evidence is missing. The offline model follows the same rules by construction
@@ -73,6 +82,10 @@ INSTRUCTIONS = (
 """Sent as a developer message before each question."""
 
 LEARNER = Session("learner")
+
+OUTSIDE_NOTES = ("/notes/inbox",)
+"""Folders of the knowledge base whose notes came from outside the user (forwarded emails,
+clipped pages, shared notes): their text is untrusted, and reading it narrows the loop."""
 
 
 @dataclass(frozen=True)
@@ -137,14 +150,21 @@ class NotesAssistant:
 
     `root`: the notes folder (default `fixtures/notes`); `gaps_dir`: where `gaps.json` goes
     (default: in memory); `client`: an `openai.OpenAI` (default: `backend.make_client()`, the
-    offline model unless OPENAI_API_KEY is set). Close it, or use it as a context manager.
+    offline model unless OPENAI_API_KEY is set); `outside`: the folders (logical paths) whose
+    notes came from outside the user, untrusted (default `OUTSIDE_NOTES`). Close it, or use it
+    as a context manager (a script that does neither still exits: see `host`).
     """
 
     def __init__(self, root: Path | None = None, *, gaps_dir: Path | None = None, client: OpenAI | None = None,
-                 session: Session = LEARNER, max_steps: int = 8, approvals: Approvals | None = None) -> None:  # fmt: skip
+                 session: Session = LEARNER, max_steps: int = 8, approvals: Approvals | None = None,
+                 outside: tuple[str, ...] = OUTSIDE_NOTES) -> None:  # fmt: skip
         """Raises:
         FileNotFoundError, NotADirectoryError: `root` or `gaps_dir` is not an existing folder.
+        ValueError: a folder in `outside` is not under `/notes`.
         """
+        if bad := [folder for folder in outside if not (folder.rstrip("/") + "/").startswith("/notes/")]:
+            raise ValueError(f"outside: folders are logical paths under /notes, e.g. /notes/inbox (got {bad[0]!r})")
+        self.outside = tuple(folder.rstrip("/") + "/" for folder in outside)
         self.kb = KnowledgeBase(root, gaps_dir)
         self.host = McpHost()
         self.host.add_server(PREFIX, notes_server(self.kb))
@@ -165,10 +185,28 @@ class NotesAssistant:
         """The learning gaps the server has stored (its records, idempotency keys included)."""
         return self.kb.gaps.records
 
-    def ask(self, question: str) -> GuardedResult:
-        """Run one question through the guarded loop; it may stop at `approval_required`."""
+    def ask(self, question: str, *, request: dict[str, Any] | None = None) -> GuardedResult:
+        """Run one question through the guarded loop; it may stop at `approval_required`.
+        `request`: further fields for every model request (e.g. `metadata`), as in `run_guarded_loop`.
+        A note from outside the user (`outside`) that the model reads narrows the loop to the reads."""
         task = [{"role": "developer", "content": INSTRUCTIONS}, {"role": "user", "content": question}]
-        return run_guarded_loop(self.client, self.host, self.executor, self.session, task, max_steps=self.max_steps)
+        return run_guarded_loop(self.client, self.host, self.executor, self.session, task, max_steps=self.max_steps,
+                                request=request, untrusted=self.from_outside)  # fmt: skip
+
+    def from_outside(self, execution: Execution) -> str | None:
+        """The notes from outside the user (`outside`) whose text this execution fed the model —
+        the note read, or the hits of a search — as their paths, or None when there is none."""
+        data = execution.result.get("data") if isinstance(execution.result, dict) else None
+        if not isinstance(data, dict):
+            return None
+        if execution.tool == READ:
+            paths = [data.get("path")]
+        elif execution.tool == SEARCH:
+            paths = [hit.get("path") for hit in data.get("hits") or [] if isinstance(hit, dict)]
+        else:
+            return None
+        found = [path for path in paths if isinstance(path, str) and path.startswith(self.outside)]
+        return ", ".join(found) if found else None
 
     def approve(self, result: GuardedResult, action_ids: set[str] | None = None) -> GuardedResult:
         """Approve the pending actions of `result` (all of them, or those in `action_ids`; any

@@ -47,13 +47,13 @@ logger = logging.getLogger(__name__)
 
 LOGICAL_ROOT = "/workspace"
 TOOL_NAME = "read_text_file"
-ERROR_CODES = ("INVALID_INPUT", "FORBIDDEN", "NOT_FOUND", "UPSTREAM_ERROR")
 _BLOCK = 64 * 1024  # tail reads backwards in blocks of this size
 MAX_PATH_CHARS = 4096  # longest path text accepted (Linux PATH_MAX)
 MAX_NAME_BYTES = 255  # longest single name, in UTF-8 bytes (Linux NAME_MAX)
 MAX_WHOLE_FILE_BYTES = 1024 * 1024  # a bigger file is refused whole ("use head or tail"), never loaded
 MAX_LINES_BYTES = MAX_WHOLE_FILE_BYTES  # most head/tail may return; they stop reading once past it
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # controls, format/bidi, surrogates, separators
+_JOINERS = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: format characters that scripts and emoji need in text
 
 TOOL_DESCRIPTION = (
     "Read a UTF-8 text file from the workspace and return its text. "
@@ -66,7 +66,8 @@ TOOL_DESCRIPTION = (
 )
 """Formatted with the workspace's logical root by build_server."""
 
-_SUCCESS_SHAPE = {
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
     "properties": {
         "path": {"type": "string", "description": "Logical path of the file read"},
         "text": {"type": "string", "description": "The text returned"},
@@ -75,19 +76,15 @@ _SUCCESS_SHAPE = {
     "required": ["path", "text", "lines"],
     "additionalProperties": False,
 }
-_ERROR_SHAPE = {
-    "properties": {"error": {
-        "type": "object",
-        "properties": {"code": {"type": "string", "enum": list(ERROR_CODES)}, "message": {"type": "string"}},
-        "required": ["code", "message"],
-        "additionalProperties": False,
-    }},
-    "required": ["error"],
-    "additionalProperties": False,
-}
-# Declared so clients can check results. It covers the error shape too: the TypeScript SDK
-# validates structuredContent even when isError is true (the Python SDK skips error results).
-OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "anyOf": [_SUCCESS_SHAPE, _ERROR_SHAPE]}
+"""The shape of a successful result's `structuredContent`, and only that. An error travels as
+`isError: true` with the text "CODE: message" and no structured content (`error_result`): the
+2025-11-25 spec asks conforming structured results of a tool with an output schema, and its own
+tool-error example is text alone; clients skip the check for an error (mcp 1.x and 2.x:
+`if not result.isError: validate`; the TypeScript SDK checks structuredContent only when present).
+One shape keeps every client's check cheap: mcp 1.x runs `jsonschema.validate` on each result, and
+the two-shape `anyOf` (success or error) it had before cost that check 2 to 5 times as much. No
+`$schema`: the default 2020-12, the one dialect every client must support (draft-07 would check
+faster still in mcp 1.x; benchmarks/README.md, benchmark 1 with an mcp 1.x client)."""
 
 
 class ToolFailure(Exception):
@@ -126,7 +123,7 @@ class Workspace:
         whether the file exists.
 
         Raises:
-            ToolFailure: INVALID_INPUT (see _check_text; a directory, a file named with a
+            ToolFailure: INVALID_INPUT (see check_path_text; a directory, a file named with a
                 trailing '/', not a regular file, a link loop), FORBIDDEN (outside the root, by
                 `..` or through a symbolic link, or permission denied), NOT_FOUND (no such file,
                 or a link on the way removed or replaced while being followed).
@@ -139,7 +136,7 @@ class Workspace:
         Raises:
             ToolFailure: as resolve().
         """
-        _check_text(path)
+        check_path_text(path)
         parts = self._inside_parts(PurePosixPath(path))
         shown = quote(self._logical_text(parts))
         mode = None
@@ -313,7 +310,7 @@ def _os_failure(error: OSError, shown: str) -> ToolFailure | OSError:
     return error
 
 
-def _check_text(path: Any) -> None:
+def check_path_text(path: Any) -> None:
     """Refuse a path by its text alone, before anything looks at where it points.
 
     Raises:
@@ -331,6 +328,32 @@ def _check_text(path: Any) -> None:
     for name in path.split("/"):
         if len(name.encode("utf-8")) > MAX_NAME_BYTES:  # no surrogates left, so this cannot fail
             raise ToolFailure("INVALID_INPUT", f"{quote(name)}: name too long")
+
+
+def hidden_character(text: str, *, lines: bool = False) -> str | None:
+    """Why `text` cannot be shown as it is, or None: it holds a character a reader cannot see, or
+    one that changes how the rest is displayed — NUL and the other controls, bidi controls
+    (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F, U+061C), other invisible format characters
+    (U+200B, U+2060, U+FEFF, tag characters), line and paragraph separators, lone surrogates.
+    Such text can make an approval panel or an audit table show something other than what is
+    stored. `lines`: a multi-line text, so tab, newline and CRLF are allowed; ZWNJ and ZWJ
+    (which scripts and emoji need) always are. The character is named by its code point:
+    echoing it would hide it again.
+    """
+    if text.isascii() and text.isprintable():
+        return None  # the usual case, in one C-speed pass
+    for index, char in enumerate(text):
+        if unicodedata.category(char) not in _INVISIBLE or char in _JOINERS:
+            continue
+        if lines and (char in "\t\n" or (char == "\r" and text[index + 1 : index + 2] == "\n")):
+            continue
+        kind = "a NUL" if char == "\x00" else "a bidi control" if char in _BIDI_CONTROLS else "a control or invisible character"
+        return f"contains {kind} (U+{ord(char):04X}), which a reader would not see"
+    return None
+
+
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""The characters that reorder or embed text (ALM, LRM, RLM, the embeddings, overrides and isolates)."""
 
 
 def _head(file: BinaryIO, count: int, limit: int) -> bytes:
@@ -381,13 +404,10 @@ def count_lines(text: str) -> int:
 
 
 def error_result(code: str, message: str) -> types.CallToolResult:
-    """A tool failure as the course's servers return it: `isError`, the text "CODE: message", and
-    the same in `structuredContent.error` for a client that reads structure."""
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=f"{code}: {message}")],
-        structured_content={"error": {"code": code, "message": message}},
-        is_error=True,
-    )
+    """A tool failure as the course's servers return it: `isError` and the text "CODE: message"
+    (what a model reads), with no structured content: the output schema describes successes only
+    (see OUTPUT_SCHEMA). `results.tool_error_code` reads the code back from the text."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=f"{code}: {message}")], is_error=True)
 
 
 def build_server(workspace: Workspace, name: str = "files") -> Server:

@@ -18,8 +18,11 @@ The turn's calls run through `parallel.execute_batch` (reads together, the model
 around each write).
 
 Provenance and narrowing after untrusted content: name the tools whose output is untrusted text
-(files, emails, web pages) in `untrusted=`. `result.untrusted` records each such output the model
-has read (`approval.Provenance`: call_id and tool), to show beside anything proposed after it.
+(files, emails, web pages) in `untrusted=` — or, when only some outputs of a tool are (a note
+that came from outside the user's own), give a function that looks at each successful execution
+and returns where its untrusted text came from (e.g. the note's path; "" if it has no better
+name), or None for trusted output. `result.untrusted` records each such output the model has read
+(`approval.Provenance`: call_id, tool, source), to show beside anything proposed after it.
 Once one is in, every later request offers only the tools without side effects, and the
 executor's allowlist refuses any other for those turns (`narrow=False` keeps only the record).
 """
@@ -27,6 +30,7 @@ executor's allowlist refuses any other for those turns (`narrow=False` keeps onl
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,6 +46,11 @@ from course_lib.results import as_output, failure
 from course_lib.retry import repeated_call_key
 
 
+Untrusted = Collection[str] | Callable[[Execution], str | None]
+"""Which outputs are untrusted: tool names (every output of those tools), or a function of one
+successful execution giving its untrusted text's source ("" for unnamed), or None if trusted."""
+
+
 @dataclass
 class GuardedResult(LoopResult):
     """A `LoopResult` that also keeps every `Execution` and the calls waiting for approval."""
@@ -49,7 +58,7 @@ class GuardedResult(LoopResult):
     executions: list[Execution] = field(default_factory=list)
     pending: list[Execution] = field(default_factory=list)
     untrusted: list[Provenance] = field(default_factory=list)  # untrusted outputs the model has read
-    narrow_after: frozenset[str] = frozenset()  # tools whose output is untrusted content
+    narrow_after: frozenset[str] | Callable[[Execution], str | None] = frozenset()  # see `Untrusted`
     narrow: bool = True  # after untrusted output, offer only the reads
 
     def offered(self, executor: Executor) -> list[str] | None:
@@ -74,7 +83,7 @@ def run_guarded_loop(
     tool_choice: Any = "auto",
     reset_tool_choice: bool = True,
     request: dict[str, Any] | None = None,
-    untrusted: frozenset[str] | set[str] = frozenset(),
+    untrusted: Untrusted = frozenset(),
     narrow: bool = True,
 ) -> GuardedResult:
     """Run the model ⇄ tools loop with every call checked by `executor` for `session`.
@@ -90,8 +99,9 @@ def run_guarded_loop(
     every tool outcome is fed back or ends the loop with a status.
     """
     context = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
+    after = untrusted if callable(untrusted) else frozenset(untrusted)
     result = GuardedResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context,
-                           narrow_after=frozenset(untrusted), narrow=narrow)  # fmt: skip
+                           narrow_after=after, narrow=narrow)  # fmt: skip
     options = dict(model=model, max_tool_failures=max_tool_failures, parallel_tool_calls=parallel_tool_calls,
                    tool_choice=tool_choice, reset_tool_choice=reset_tool_choice, steps_left=max_steps,
                    request=request)  # fmt: skip
@@ -128,7 +138,8 @@ def resume(
         if executor.approvals.granted(execution.tool, arguments, session.user_id):
             execution = host.run(executor.execute, execution.call_id, execution.tool, execution.arguments_text, session)
         else:  # a new Execution: the pending one stays as it was (what the person was shown)
-            execution = replace(execution, result=failure("FORBIDDEN", "the user rejected this action; do not retry it"),
+            why = _DROPPED if executor.approvals.state(action) == "dropped" else "the user rejected this action; do not retry it"
+            execution = replace(execution, result=failure("FORBIDDEN", why),
                                 steps=[*execution.steps, Step("decision", "FORBIDDEN")])  # fmt: skip
         _record(result, execution)
     result.status, result.reason = "incomplete", "max_steps"
@@ -138,6 +149,8 @@ def resume(
 
 
 _LOOP_FIELDS = frozenset({"model", "input", "tools", "tool_choice", "parallel_tool_calls"})
+_DROPPED = ("nobody approved this action: it waited among too many others and was dropped unanswered; nothing "
+            "was done")  # fmt: skip
 
 
 def _continue(client, host, executor, session, result, *, model=None, max_tool_failures=2,
@@ -187,8 +200,8 @@ def _continue(client, host, executor, session, result, *, model=None, max_tool_f
 
 def _record(result: GuardedResult, execution: Execution) -> None:
     result.executions.append(execution)
-    if execution.ok and execution.tool in result.narrow_after:
-        result.untrusted.append(Provenance(execution.call_id, execution.tool))
+    if execution.ok and (source := _untrusted_source(result.narrow_after, execution)) is not None:
+        result.untrusted.append(Provenance(execution.call_id, execution.tool, source or None))
     result.context.append(execution.feedback_item())
     notes = execution.notes
     result.trace.append(TraceLink(
@@ -196,3 +209,10 @@ def _record(result: GuardedResult, execution: Execution) -> None:
         arguments=execution.arguments, server=notes.get("server"), tool=notes.get("tool"),
         mcp_id=notes.get("mcp_id"), error_code=execution.error_code, output=as_output(execution.result),
     ))  # fmt: skip
+
+
+def _untrusted_source(after: frozenset[str] | Callable[[Execution], str | None], execution: Execution) -> str | None:
+    """Where the untrusted text of a successful `execution` came from ("" unnamed), or None if trusted."""
+    if callable(after):
+        return after(execution)
+    return "" if execution.tool in after else None

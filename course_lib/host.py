@@ -8,11 +8,21 @@ MCP clients are async; notebook cells and widget callbacks are easier to read wh
 So `McpHost` runs its connections on an event loop in a background thread (an anyio blocking
 portal) and offers plain methods. Each connection is still a real `mcp.Client` recording the real
 JSON-RPC messages (see `connection.py`).
+
+A host left open still ends cleanly. Its portal and connections are closed by `close()` (or the
+`with` block), when the host is garbage-collected, and at interpreter exit — before Python joins
+the program's threads and freezes the daemon ones. A script that never closes its host (or its
+`NotesAssistant`, or its `start_course()`) therefore exits by itself: otherwise, at shutdown, the
+portal's own clean-up waits for an event loop whose thread can no longer run, and the process hangs.
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
 import tempfile
+import threading
+import weakref
 from functools import partial
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractContextManager
@@ -33,6 +43,7 @@ from course_lib.execution import CallContext, Tool, ToolError
 from course_lib.results import result_text, tool_error_code
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -78,12 +89,12 @@ class McpHost:
     """
 
     def __init__(self) -> None:
-        self._portal_cm: AbstractContextManager[BlockingPortal] | None = start_blocking_portal()
-        self._portal = self._portal_cm.__enter__()
-        self._open: list[AbstractContextManager[McpConnection]] = []
+        self._held = _Held()
+        self._portal, self._open, self._errlogs = self._held.portal, self._held.open, self._held.errlogs
+        # Closed when the host is collected, if nobody called close(); and at exit (`_Held`).
+        weakref.finalize(self, self._held.close, quiet=True).atexit = False
         self.connections: dict[str, McpConnection] = {}
         self.routes: dict[str, Route] = {}
-        self._errlogs: dict[str, Any] = {}
 
     def __enter__(self) -> McpHost:
         return self
@@ -221,16 +232,108 @@ class McpHost:
         return Tool(alias, description, input_model, handler, **contract)
 
     def close(self) -> None:
-        """Close every connection (in reverse order) and stop the background event loop."""
-        if self._portal_cm is None:
-            return  # already closed
-        while self._open:
-            self._open.pop().__exit__(None, None, None)
+        """Close every connection (in reverse order) and stop the background event loop. Calling
+        it again does nothing.
+
+        Raises:
+            Exception: the first error a connection raised while closing (every other one is
+                closed all the same).
+        """
         self.connections.clear()
-        for errlog in self._errlogs.values():
+        self._held.close()
+
+
+class _Held:
+    """What one host holds open — its blocking portal (an event loop in a thread), its
+    connections, the stdio servers' log files — apart from the host itself, so a finalizer can
+    close it once the host is gone (a finalizer must not refer to its object).
+
+    Every `_Held` not closed yet is in `_UNCLOSED`, and `_close_unclosed` runs at interpreter exit.
+    """
+
+    def __init__(self) -> None:
+        self.portal_cm: AbstractContextManager[BlockingPortal] | None = start_blocking_portal()
+        self.portal = self.portal_cm.__enter__()
+        self.loop_thread = self.portal.call(threading.get_ident)
+        self.open: list[AbstractContextManager[McpConnection]] = []
+        self.errlogs: dict[str, Any] = {}
+        _close_at_exit(self)
+
+    def close(self, *, quiet: bool = False, cancel: bool = False) -> None:
+        """Close the connections (newest first), the logs and the portal, once.
+
+        `quiet` (garbage collection, exit): an error closing a connection is logged, not raised.
+        `cancel` (exit): tasks still running on the portal (a call another thread waits for) are
+        cancelled instead of awaited.
+
+        Raises:
+            Exception: the first error a connection raised while closing (unless `quiet`).
+        """
+        with _LOCK:
+            if self.portal_cm is None:
+                return  # already closed
+            portal_cm, self.portal_cm = self.portal_cm, None
+            _UNCLOSED.discard(self)
+        if threading.get_ident() == self.loop_thread:
+            # Collected on its own event loop's thread (the last reference dropped in a handler):
+            # the portal cannot be stopped from there, so another thread does it.
+            threading.Thread(target=self._shut, args=(portal_cm, True, cancel), daemon=True).start()
+        else:
+            self._shut(portal_cm, quiet, cancel)
+
+    def _shut(self, portal_cm: AbstractContextManager[BlockingPortal], quiet: bool, cancel: bool) -> None:
+        first: Exception | None = None
+        while self.open:
+            try:
+                self.open.pop().__exit__(None, None, None)
+            except Exception as error:  # a server that died first: close the others all the same
+                logger.debug("closing an MCP connection failed", exc_info=True)
+                first = first or error
+        for errlog in self.errlogs.values():
             errlog.close()
-        portal_cm, self._portal_cm = self._portal_cm, None
+        if cancel:
+            self.portal.call(self.portal.stop, True)  # then the context manager's own stop finds it stopped
         portal_cm.__exit__(None, None, None)
+        if first is not None and not quiet:
+            raise first
+
+
+_LOCK = threading.Lock()
+_UNCLOSED: set[_Held] = set()
+_registered = False
+
+
+def _close_at_exit(held: _Held) -> None:
+    """Remember `held` until it is closed, and close whatever is still open at interpreter exit.
+
+    The moment matters. Python's shutdown (`Py_FinalizeEx`, CPython 3.11) first runs
+    `threading._shutdown()` — the callbacks registered with `threading._register_atexit`, then it
+    joins every non-daemon thread —, only then the `atexit` callbacks, and then freezes the daemon
+    threads for good. An `atexit` callback would be in time for anyio 4's portal (a daemon
+    thread), but not for a portal (or a worker) on a non-daemon thread: the join would wait for
+    it first. So the hosts are closed from `threading._register_atexit`, the hook that
+    `concurrent.futures` uses to stop its own workers: before any thread is joined. It is
+    private, so it is used here only, and `tests/test_host.py` fails loudly if it changes or goes
+    (`atexit` is the fallback, in time for a daemon portal).
+    """
+    global _registered
+    with _LOCK:
+        _UNCLOSED.add(held)
+        first, _registered = not _registered, True
+    if first:  # after anyio and concurrent.futures registered theirs: ours runs before them (LIFO)
+        register = getattr(threading, "_register_atexit", None)
+        try:
+            (register or atexit.register)(_close_unclosed)
+        except RuntimeError:  # registered during shutdown itself: too late for the early hook
+            atexit.register(_close_unclosed)
+
+
+def _close_unclosed() -> None:
+    """Close every host still open (at interpreter exit)."""
+    with _LOCK:
+        still_open = list(_UNCLOSED)
+    for held in still_open:
+        held.close(quiet=True, cancel=True)
 
 
 def files_host(root: Path | None = None, *, prefix: str = "fs") -> McpHost:

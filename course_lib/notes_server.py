@@ -16,7 +16,9 @@ a note has gone (NOT_FOUND), the snapshot is marked stale and the next search re
 
 `read_note` reuses `fs_server.Workspace` for every path check (logical root `/notes`; no way out
 by `..`, an absolute path elsewhere or a symbolic link) and reads only `.md` files, opened without
-following links and never one with more than one hard link (`nofollow`).
+following links and never one with more than one hard link (`nofollow`), and never a hidden one (a
+name starting with "."): what it reads is exactly what the index lists (`resolve_note`).
+The gap fields refuse NUL, control, bidi and other invisible characters, as paths do.
 
 `save_learning_gap` writes to a `GapStore`: in memory, or `gaps.sqlite3` in a folder you give it,
 shared safely by every server process on that folder (`records.Database`).
@@ -42,7 +44,7 @@ import sqlite3
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import anyio
@@ -52,7 +54,8 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from course_lib.arguments import ArgumentsError, JsonIntOrNone, quote, validate_arguments
-from course_lib.fs_server import MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace, error_result, without_tracing
+from course_lib.fs_server import (MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace, check_path_text, error_result,
+                                  hidden_character, without_tracing)  # fmt: skip
 from course_lib.nofollow import read_inside, refusal
 from course_lib.records import Database, StoreError
 from course_lib.stdio import serve_stdio
@@ -63,7 +66,6 @@ logger = logging.getLogger(__name__)
 LOGICAL_ROOT = "/notes"
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 20
-ERROR_CODES = ("INVALID_INPUT", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "UPSTREAM_ERROR")
 
 
 def notes_dir() -> Path:
@@ -77,13 +79,17 @@ def notes_dir() -> Path:
 # Comments, not docstrings: a class docstring would become the schema's description.
 
 
-def _text(field: str, value: str, longest: int) -> str:
+def _text(field: str, value: str, longest: int, *, lines: bool = False) -> str:
     # Length checks as validators, not minLength/maxLength: strict mode on the model API does not
     # accept every JSON Schema keyword, and these models also generate the model-side declaration.
+    # Hidden characters are refused as paths are: a stored gap is shown to people (the approval
+    # panel, the records), and a bidi override or a NUL would make them read something else.
     if not value.strip():
         raise ValueError(f"{field}: must not be empty")
     if len(value) > longest:
         raise ValueError(f"{field}: at most {longest} characters (got {len(value)})")
+    if problem := hidden_character(value, lines=lines):
+        raise ValueError(f"{field}: {problem}")
     return value
 
 
@@ -123,7 +129,7 @@ class LearningGapArgs(BaseModel):
     @field_validator("evidence", "suggestion")
     @classmethod
     def _long(cls, value: str, info: Any) -> str:
-        return _text(info.field_name, value, 1000)
+        return _text(info.field_name, value, 1000, lines=True)  # a quote may span lines
 
 
 class SaveLearningGapArgs(LearningGapArgs):
@@ -221,6 +227,33 @@ def read_note_text(workspace: Workspace, real: Path) -> str:
         raise ToolFailure("INVALID_INPUT", f"{shown}: not a UTF-8 text file") from None
 
 
+def resolve_note(workspace: Workspace, path: str) -> Path:
+    """The real file of the note at `path`, checked as `read_note` and the index both check it:
+    inside the notes (`Workspace.resolve`), a `.md` file, and nothing hidden on the way — no file
+    or folder whose name starts with "." (`.git/`, `.env.md`, a store's temporary file), neither
+    in the path given nor where a link inside the notes leads.
+
+    Raises:
+        ToolFailure: as `Workspace.resolve`; FORBIDDEN for a hidden name (refused before anything
+            says whether it exists); INVALID_INPUT for a file that is not a `.md` note.
+    """
+    check_path_text(path)  # NUL, invisible characters...: refused first, as `resolve` would
+    if hidden := _hidden(PurePosixPath(path).parts):
+        raise ToolFailure("FORBIDDEN", f"{quote(hidden)}: hidden files and folders (a name starting with '.') "
+                          "are not notes")  # fmt: skip
+    real = workspace.resolve(path)
+    if hidden := _hidden(real.relative_to(workspace.root).parts):
+        raise ToolFailure("FORBIDDEN", f"{quote(path)}: leads to a hidden file or folder "
+                          f"({quote(hidden)}); hidden files are not notes")  # fmt: skip
+    if real.suffix != ".md":
+        raise ToolFailure("INVALID_INPUT", f"{workspace.logical(real)}: not a note (only .md files)")
+    return real
+
+
+def _hidden(parts: tuple[str, ...]) -> str | None:
+    return next((part for part in parts if part.startswith(".") and part not in (".", "..")), None)
+
+
 class NotesIndex:
     """BM25 over a snapshot of the notes; `stale` makes the next search rebuild it."""
 
@@ -242,8 +275,8 @@ class NotesIndex:
                     continue
                 logical = self.workspace.logical(Path(folder) / name)
                 try:
-                    # resolve refuses a link that leads outside; read_note_text a hard link
-                    note = parse_note(logical, read_note_text(self.workspace, self.workspace.resolve(logical)))
+                    # resolve_note refuses a link that leads outside or to a hidden file; read_note_text a hard link
+                    note = parse_note(logical, read_note_text(self.workspace, resolve_note(self.workspace, logical)))
                 except (ToolFailure, OSError):
                     continue
                 notes.append(note)
@@ -327,9 +360,13 @@ class GapStore:
 
         Raises:
             ToolFailure: CONFLICT if `key` was used with other fields (nothing is written);
-                INVALID_INPUT if a field breaks the store's rules (empty, too long).
+                INVALID_INPUT if a field breaks the store's rules (empty, too long, a hidden
+                character: the same rule as the arguments model, for a caller that bypassed it).
         """
         fields = (topic, evidence, suggestion)
+        for name, value in zip(("topic", "evidence", "suggestion"), fields):
+            if problem := hidden_character(value, lines=name != "topic"):
+                raise ToolFailure("INVALID_INPUT", f"{name}: {problem}")
         try:
             return self._save(fields, key)
         except sqlite3.IntegrityError as refused:  # a CHECK: the arguments model was bypassed
@@ -394,16 +431,15 @@ class KnowledgeBase:
     def read(self, args: ReadNoteArgs) -> NoteText:
         """Raises:
         ToolFailure: INVALID_INPUT, FORBIDDEN, NOT_FOUND from the path checks (a file with more
-            than one hard link is FORBIDDEN); INVALID_INPUT for a file that is not a `.md` note.
+            than one hard link, or a hidden one, is FORBIDDEN); INVALID_INPUT for a file that is
+            not a `.md` note (see `resolve_note`).
         """
         try:
-            real = self.workspace.resolve(args.path)
+            real = resolve_note(self.workspace, args.path)
         except ToolFailure as failure:
             if failure.code == "NOT_FOUND":
                 self.index.stale = True  # the snapshot promised a note that is gone
             raise
-        if real.suffix != ".md":
-            raise ToolFailure("INVALID_INPUT", f"{self.workspace.logical(real)}: not a note (only .md files)")
         shown, text = self.workspace.logical(real), read_note_text(self.workspace, real)
         note = parse_note(shown, text)
         return NoteText(path=shown, title=note.title, updated=note.updated, text=text)
@@ -445,15 +481,9 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    # The error shape is declared too: some clients validate structuredContent even when isError.
-    error = {"type": "object", "properties": {"error": {
-        "type": "object", "properties": {"code": {"type": "string", "enum": list(ERROR_CODES)},
-                                         "message": {"type": "string"}},
-        "required": ["code", "message"], "additionalProperties": False}},
-        "required": ["error"], "additionalProperties": False}  # fmt: skip
-    success = _schema(model)
-    definitions = success.pop("$defs", None)  # `#/$defs/...` references resolve from the root
-    return {"type": "object", "anyOf": [success, error]} | ({"$defs": definitions} if definitions else {})
+    # The success shape only: an error is `isError` with the text "CODE: message" and no
+    # structured content (see fs_server.OUTPUT_SCHEMA for why one shape).
+    return _schema(model)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,8 @@ compare-and-swap under the database's write lock — read the note, hash it, com
 version the caller expects, write a temporary file, rename it over the note, record the new
 version, commit. So two stores on one folder (two kernels, two servers) agree on every version,
 and a process killed mid-write leaves either the old note or the new one, never half; its
-temporary file is removed when a store next opens.
+temporary file is made outside the notes folder (`SCRATCH_SUFFIX`), so no server over the folder
+can serve it, and it is removed when a store next opens.
 
 The audit covers refusals too. The `Executor` knows nothing about auditing, so `AuditedExecutor`
 (an `Executor`) records one `AuditRecord` after every call to a registered side-effect tool,
@@ -55,6 +56,7 @@ another note. Every message names logical paths only, never where the folder rea
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import json
 import os
@@ -73,12 +75,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from course_lib.approval import Approvals, PendingAction, action_id, canonical_arguments
 from course_lib.arguments import quote
 from course_lib.execution import STEP_LABELS_ZH, CallContext, Execution, Executor, ServerLog, Session, Tool, ToolError
-from course_lib.fs_server import LOGICAL_ROOT, MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace
+from course_lib.fs_server import LOGICAL_ROOT, MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace, hidden_character
 from course_lib.lang import display_width, language, pad, say
 from course_lib.nofollow import open_folder, read_inside, refusal
 from course_lib.records import Database
@@ -288,7 +290,17 @@ DATABASE_SUFFIX = ".notes.sqlite3"
 """The store's records live beside the notes folder, in `<folder>.notes.sqlite3`: not inside it,
 where the model (or a files server over the folder) could read the audit log."""
 
+SCRATCH_SUFFIX = ".notes-tmp"
+"""A write's temporary file is made in `<folder>.notes-tmp`, beside the notes folder (as the
+database is), then renamed over the note: a process killed mid-write leaves the full new text
+there, outside the folder, where no server over the folder can serve or index it (the next store
+to open removes it). Only where that folder cannot be on the notes' filesystem (a rename cannot
+cross filesystems: the notes folder is a mount point) or cannot be made (a read-only parent) is
+it `.notes-store/` inside the folder: hidden, so the notes server refuses it and its index skips
+it, though a files server over the same folder would list it until the next open."""
+
 _TEMPORARY = re.compile(r"^\.notes-store-[0-9a-f]{16}\.tmp$")
+_INSIDE_SCRATCH = ".notes-store"
 
 
 def _digest(data: bytes) -> str:
@@ -326,6 +338,7 @@ class NotesStore:
         root = self.workspace.root
         self.database = Database(database or root.with_name(root.name + DATABASE_SUFFIX), STORE_SCHEMA)
         self.audit = AuditLog(clock, database=self.database)
+        self.scratch = _scratch_folder(root)  # where a write's temporary file is made (SCRATCH_SUFFIX)
         self.removed_temporary_files = self._remove_temporary_files()
 
     @property
@@ -339,14 +352,16 @@ class NotesStore:
 
     def _remove_temporary_files(self) -> int:
         # Under the write lock: every write holds it while its temporary file exists, so any
-        # temporary file seen now belongs to a process that died mid-write.
+        # temporary file seen now belongs to a process that died mid-write. The notes folder is
+        # searched too: older versions of the course made them beside each note.
         removed = 0
         with self.database.transaction():
-            for folder, dirs, files in os.walk(self.workspace.root):  # followlinks=False
-                for name in files:
-                    if _TEMPORARY.match(name):
-                        Path(folder, name).unlink(missing_ok=True)
-                        removed += 1
+            for top in dict.fromkeys([self.scratch, self.workspace.root]):
+                for folder, dirs, files in os.walk(top):  # followlinks=False
+                    for name in files:
+                        if _TEMPORARY.match(name):
+                            Path(folder, name).unlink(missing_ok=True)
+                            removed += 1
         return removed
 
     def _load(self, path: str) -> _Note:
@@ -419,8 +434,10 @@ class NotesStore:
         the diff's two header labels in the edition's language where a learner reads it.
 
         Raises:
-            ToolError: as `read`.
+            ToolError: as `read`; INVALID_INPUT for content with a hidden character (see
+                `fs_server.hidden_character`).
         """
+        _check_content(content)
         note, version = self._current(path)
         shown, text = note.shown, note.text
         diff = difflib.unified_diff(text.splitlines(keepends=True), content.splitlines(keepends=True),
@@ -441,8 +458,9 @@ class NotesStore:
 
         Raises:
             ToolError: CONFLICT (the note is at another version, or changed during the write:
-                nothing is written), or as `read`.
+                nothing is written), INVALID_INPUT (content with a hidden character), or as `read`.
         """
+        _check_content(content)
         with self.database.transaction() as db:
             return self._write(db, path, content, expected_version)
 
@@ -461,7 +479,7 @@ class NotesStore:
             raise ToolError("CONFLICT", f"{note.shown} is at version {version}, not {expected_version}: nothing was "
                             "written; read it again, then decide", retryable=False)  # fmt: skip
         try:
-            _swap_in(self.workspace.root, note, data)
+            _swap_in(self.workspace.root, self.scratch, note, data)
         except OSError as error:
             raise _refused(error, note.shown) from None
         db.execute("INSERT INTO versions VALUES (?, ?, ?, 'written')", (note.key, version + 1, _digest(data)))
@@ -476,6 +494,7 @@ class NotesStore:
         Raises:
             ToolError: CONFLICT (the key was used with other arguments, or a stale version), or as `read`.
         """
+        _check_content(content)
         fingerprint = canonical_arguments({"path": path, "content": content, "expected_version": expected_version})
 
         def once() -> tuple[dict[str, Any], bool]:
@@ -502,18 +521,47 @@ class NotesStore:
         return True
 
 
-def _swap_in(root: Path, note: _Note, data: bytes) -> None:
-    """Write `data` to a temporary file in the note's folder, then rename it over the note's entry
-    in that folder (opened without following links): readers never see half a note, and exactly
-    that entry changes. Refuses (CONFLICT) if the note changed since it was read.
+def _scratch_folder(root: Path) -> Path:
+    """The folder for temporary files (see SCRATCH_SUFFIX): `<root>.notes-tmp`, made if needed,
+    if it is a real folder (not a link someone put there) on the notes' filesystem; else
+    `.notes-store` inside the root.
+
+    Raises:
+        OSError: neither can be made.
+    """
+    beside = root.with_name(root.name + SCRATCH_SUFFIX)
+    try:
+        beside.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(beside)
+        if stat.S_ISDIR(info.st_mode) and info.st_dev == os.stat(root).st_dev:
+            return beside
+    except OSError:
+        pass  # a read-only parent: inside, then
+    inside = root / _INSIDE_SCRATCH
+    inside.mkdir(mode=0o700, exist_ok=True)
+    if not stat.S_ISDIR(os.lstat(inside).st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder for temporary files", _INSIDE_SCRATCH)
+    return inside
+
+
+def _swap_in(root: Path, scratch: Path, note: _Note, data: bytes) -> None:
+    """Write `data` to a temporary file in `scratch`, then rename it over the note's entry in its
+    folder (both folders opened without following links): readers never see half a note, exactly
+    that entry changes, and a crash before the rename leaves the text outside the notes. Refuses
+    (CONFLICT) if the note changed since it was read.
 
     Raises:
         OSError: from the opens (see `nofollow`); ToolError: CONFLICT.
     """
     folder = open_folder(root, note.parts[:-1])
+    try:
+        spare = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except BaseException:
+        os.close(folder)
+        raise
     name, temporary = note.parts[-1], f".notes-store-{secrets.token_hex(8)}.tmp"
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=folder)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=spare)
         try:
             with os.fdopen(fd, "wb") as file:
                 file.write(data)
@@ -523,13 +571,22 @@ def _swap_in(root: Path, note: _Note, data: bytes) -> None:
             if (now.st_ino, now.st_size, now.st_mtime_ns) != (then.st_ino, then.st_size, then.st_mtime_ns):
                 raise ToolError("CONFLICT", f"{note.shown} changed while it was being written: nothing was "
                                 "written; read it again, then decide", retryable=False)  # fmt: skip
-            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+            os.replace(temporary, name, src_dir_fd=spare, dst_dir_fd=folder)
         except BaseException:
-            os.unlink(temporary, dir_fd=folder)
+            os.unlink(temporary, dir_fd=spare)
             raise
         os.fsync(folder)  # the rename itself reaches the disk
     finally:
+        os.close(spare)
         os.close(folder)
+
+
+def _check_content(content: str) -> None:
+    """Raises:
+    ToolError: INVALID_INPUT if `content` holds a character a reader would not see.
+    """
+    if problem := hidden_character(content, lines=True):
+        raise ToolError("INVALID_INPUT", f"content: {problem}", retryable=False)
 
 
 def _refused(error: OSError, shown: str) -> ToolError:
@@ -582,6 +639,15 @@ class PreviewNoteArgs(BaseModel):
 
     path: str = Field(min_length=1, description="Path of an existing note, e.g. /workspace/todo.md")
     content: str = Field(max_length=MAX_NOTE_CHARS, description="The complete new text of the note")
+
+    @field_validator("content")
+    @classmethod
+    def _visible(cls, value: str) -> str:
+        # A person approves this text in a panel: what it hides (a bidi override, a NUL), they
+        # would approve unseen. Tab, newline and CRLF are text; the path is checked by resolve.
+        if problem := hidden_character(value, lines=True):
+            raise ValueError(f"content: {problem}")
+        return value
 
 
 class ApplyNoteArgs(PreviewNoteArgs):

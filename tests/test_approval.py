@@ -162,3 +162,59 @@ def test_provenance_is_kept_and_an_open_world_read_after_untrusted_output_needs_
     assert open_world.needs_approval and "can carry data out" in " ".join(open_world.reasons)
     write = approval_policy(None, trusted_server=True, side_effect=True, after=[email])
     assert write.reasons[-1] == "proposed after untrusted output of fs__read_text_file (call_1)"
+
+
+# ---- pending approvals are bounded (issue 22) ------------------------------------------------------
+
+
+def test_ten_thousand_unapproved_calls_keep_at_most_max_pending_and_the_dropped_cannot_be_approved():
+    from pydantic import BaseModel, ConfigDict
+
+    from course_lib.approval import MAX_PENDING, ApprovalDropped
+    from course_lib.execution import Executor, Session, Tool
+
+    class Args(BaseModel):
+        model_config = ConfigDict(strict=True, extra="forbid")
+        n: int
+
+    async def write(arguments, context):
+        return {"written": arguments.n}
+
+    executor = Executor([Tool("write", "a side effect", Args, write, side_effect=True)])
+    alice = Session("alice")
+
+    async def flood():  # a loop, or a model, that keeps proposing writes nobody answers
+        return [await executor.execute(f"call_{n}", "write", f'{{"n": {n}}}', alice) for n in range(10_000)]
+
+    executions = anyio.run(flood)
+    assert all(e.error_code == "APPROVAL_REQUIRED" for e in executions)
+    approvals = executor.approvals
+    assert len(approvals.pending) == MAX_PENDING == 1000  # not 10,000
+    first, dropped, newest = (executions[i].result["error"]["action_id"] for i in (0, 8_999, -1))
+    assert approvals.state(dropped) == "dropped" and approvals.state(newest) == "pending"
+    with pytest.raises(ApprovalDropped) as refused:
+        approvals.approve(dropped)
+    assert "no longer waiting for a decision" in str(refused.value) and "nothing was approved" in str(refused.value)
+    assert isinstance(refused.value, KeyError)  # callers that catch "not pending" still do
+    with pytest.raises(KeyError):  # dropped so long ago that even the record of it is gone: refused all the same
+        approvals.approve(first)
+    assert not approvals.granted("write", {"n": 8_999}, "alice") and not approvals.granted("write", {"n": 0}, "alice")
+    approvals.approve(newest)
+    assert approvals.granted("write", {"n": 9_999}, "alice")
+    assert len(approvals._dropped) <= MAX_PENDING  # the record of the dropped is bounded too
+
+
+def test_the_bound_is_settable_and_asking_again_brings_a_dropped_action_back():
+    from course_lib.approval import ApprovalDropped
+
+    approvals = Approvals(max_pending=2)
+    first, second, third = (approvals.request("save", {"n": n}, "alice") for n in range(3))
+    assert list(approvals.pending) == [second.action_id, third.action_id]
+    with pytest.raises(ApprovalDropped, match="oldest of 2 pending actions"):
+        approvals.reject(first.action_id)
+    approvals.request("save", {"n": 0}, "alice")  # asked again: it waits once more (and the oldest goes)
+    assert approvals.state(first.action_id) == "pending" and approvals.state(second.action_id) == "dropped"
+    approvals.approve(first.action_id)
+    assert approvals.granted("save", {"n": 0}, "alice")
+    with pytest.raises(ValueError, match="max_pending"):
+        Approvals(max_pending=0).request("save", {}, "alice")

@@ -486,3 +486,34 @@ def test_the_parsers_refuse_numbers_longer_than_4300_digits():
         assert parse("9" * 4300) == int("9" * 4300), claim
         with pytest.raises(ValueError):
             parse("9" * 4301)
+
+
+# ---- mcp: output schemas describe successes (issue 22; notebook 03 §4) ------------------------------
+
+
+@pytest.mark.anyio
+async def test_the_mcp_client_checks_a_result_against_the_output_schema_only_when_it_is_not_an_error():
+    from mcp import Client
+    from mcp.server import Server
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False}
+    answers = {"ok": mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="1")], structured_content={"n": 1}),
+               "error": mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="NOT_FOUND: x")], is_error=True),
+               "bad": mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="no structure")])}  # fmt: skip
+
+    async def on_list_tools(ctx, params):
+        return mcp_types.ListToolsResult(tools=[mcp_types.Tool(name=name, input_schema={"type": "object"}, output_schema=schema)
+                                                for name in answers])  # fmt: skip
+
+    async def on_call_tool(ctx, params):
+        return answers[params.name]
+
+    claim = ("03 §4: mcp's client validates structuredContent against outputSchema for a success only; an isError "
+             "result with text and no structured content passes (so the schema need describe successes alone)")
+    async with Client(Server("facts", on_list_tools=on_list_tools, on_call_tool=on_call_tool), mode="legacy") as client:
+        await client.list_tools()
+        assert (await client.call_tool("ok", {})).structured_content == {"n": 1}, claim
+        error = await client.call_tool("error", {})
+        assert error.is_error and error.structured_content is None, claim
+        with pytest.raises(RuntimeError, match="output schema but did not return structured content"):
+            await client.call_tool("bad", {})

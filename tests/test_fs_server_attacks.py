@@ -422,7 +422,7 @@ async def test_fifo_is_refused_without_hanging(env):
             for path in ("pipe", "pipe_link", "/workspace/pipe"):
                 result = await client.call_tool(TOOL, {"path": path})
                 assert result.is_error
-                assert result.structured_content["error"]["code"] == "INVALID_INPUT"
+                assert result.content[0].text.startswith("INVALID_INPUT: ") and result.structured_content is None
     assert env.ws.reads == 0
 
 
@@ -584,8 +584,8 @@ async def test_whole_read_of_a_big_file_is_refused_through_the_server(env, big_f
         await client.list_tools()
         whole = await client.call_tool(TOOL, {"path": "/workspace/big.log"})
         tail = await client.call_tool(TOOL, {"path": "/workspace/big.log", "tail": 2})
-    assert whole.is_error and whole.structured_content["error"]["code"] == "INVALID_INPUT"
-    assert "use head or tail" in whole.structured_content["error"]["message"]
+    assert whole.is_error and whole.content[0].text.startswith("INVALID_INPUT: ")
+    assert "use head or tail" in whole.content[0].text
     assert not tail.is_error and tail.structured_content["text"] == "tail 8\ntail 9\n"
 
 
@@ -635,9 +635,8 @@ async def test_attack_subset_through_the_server(env, mode):
             path = template.format(tmp=env.tmp, root=env.root)
             result = await client.call_tool(TOOL, {"path": path})
             assert result.is_error, path
-            error = result.structured_content["error"]
-            assert error["code"] == code, (path, error)
-            assert result.content[0].text == f"{code}: {error['message']}"
+            assert result.structured_content is None  # an error is text only
+            assert result.content[0].text.startswith(f"{code}: "), (path, result.content[0].text)
             assert_no_leak(env, result.content[0].text)
         ok = await client.call_tool(TOOL, {"path": "/workspace/docs/../notes.txt", "head": 2})
     assert ok.structured_content == {"path": "/workspace/notes.txt", "text": "alpha\nbeta\n", "lines": 2}
@@ -685,8 +684,7 @@ async def test_a_link_removed_while_being_resolved_is_not_found_through_the_serv
     async with Client(build_server(env.ws), mode="legacy") as client:
         result = await client.call_tool(TOOL, {"path": "/workspace/docs/latest.md"})
     assert result.is_error
-    assert result.structured_content == {"error": {"code": "NOT_FOUND",
-                                                   "message": "'/workspace/docs/latest.md': no such file"}}
+    assert result.content[0].text == "NOT_FOUND: '/workspace/docs/latest.md': no such file"
 
 
 def test_links_and_files_flipping_under_reads_are_never_an_internal_error(env):
@@ -749,12 +747,12 @@ async def test_a_hard_link_is_forbidden_through_the_server(env):
     os.link(env.tmp / "outside" / "secret.txt", env.root / "innocent.txt")
     async with Client(build_server(env.ws), mode="legacy") as client:
         result = await client.call_tool(TOOL, {"path": "innocent.txt", "head": 5})
-    assert result.is_error and result.structured_content["error"]["code"] == "FORBIDDEN"
+    assert result.is_error and result.content[0].text.startswith("FORBIDDEN: ")
     assert_no_leak(env, result.content[0].text)
 
 
 def test_the_printable_ascii_shortcut_refuses_what_the_category_check_refuses():
-    """_check_text skips the per-character look for printable ASCII: it must hold none to refuse."""
+    """check_path_text skips the per-character look for printable ASCII: it must hold none to refuse."""
     from course_lib.fs_server import _INVISIBLE
 
     for code in range(128):

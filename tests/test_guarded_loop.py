@@ -259,3 +259,39 @@ def test_narrow_false_keeps_the_provenance_and_the_write_waits_for_approval(note
     assert result.reason == "approval_required" and [str(p) for p in result.untrusted] == [f"fs__read_text_file ({read.call_id})"]
     after = resume(client, host, executor, ALICE, result, request=GULLIBLE)  # rejected: nothing approved
     assert after.status == "completed" and after.narrow is False and store.writes == 0
+
+
+def test_resume_of_a_dropped_approval_says_it_was_dropped_not_rejected(notes_setup):
+    host, executor, store, _, client = notes_setup
+    result = run_guarded_loop(client, host, executor, ALICE, INBOX_TASK, request=GULLIBLE)
+    [pending] = result.pending
+    executor.approvals.max_pending = 1
+    executor.approvals.request("apply_note_update", {"path": "/workspace/todo.md", "content": "x", "expected_version": 1},
+                               "alice")  # another action comes; the one waiting in `result` is dropped
+    after = resume(client, host, executor, ALICE, result, approved={pending.result["error"]["action_id"]},
+                   request=GULLIBLE)  # fmt: skip
+    refusal = next(e for e in after.executions if e.call_id == pending.call_id)
+    assert refusal.error_code == "FORBIDDEN" and "dropped unanswered" in refusal.result["error"]["message"]
+    assert store.writes == 0
+
+
+def test_untrusted_can_be_a_function_that_names_the_source(notes_setup):
+    from course_lib.approval import Provenance
+
+    host, executor, store, capture, client = notes_setup
+    seen = []
+
+    def from_the_inbox(execution):
+        seen.append(execution.tool)
+        path = (execution.result.get("data") or {}).get("path", "")
+        return path if path.startswith("/workspace/inbox/") else None
+
+    result = run_guarded_loop(client, host, executor, ALICE, INBOX_TASK, request=GULLIBLE, untrusted=from_the_inbox)
+    [read] = result.executions
+    assert result.untrusted == [Provenance(read.call_id, "fs__read_text_file", "/workspace/inbox/study_group.txt")]
+    assert str(result.untrusted[0]) == f"fs__read_text_file /workspace/inbox/study_group.txt ({read.call_id})"
+    assert "apply_note_update" not in [t["name"] for t in capture.exchanges[-1].request["tools"]]  # narrowed
+    assert (result.pending, store.writes, seen) == ([], 0, ["fs__read_text_file"])
+    trusted = run_guarded_loop(client, host, executor, ALICE, "Show the first 2 lines of /workspace/notes.txt",
+                               untrusted=from_the_inbox)  # fmt: skip
+    assert trusted.untrusted == [] and trusted.status == "completed"

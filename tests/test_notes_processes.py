@@ -24,7 +24,7 @@ from mcp.client.stdio import stdio_client
 
 from course_lib.execution import ToolError
 from course_lib.notes_server import GapStore, notes_dir
-from course_lib.notes_store import NotesStore
+from course_lib.notes_store import SCRATCH_SUFFIX, NotesStore
 from course_lib.paths import workspace_dir
 
 REPO = Path(__file__).resolve().parent.parent
@@ -130,7 +130,7 @@ NOTES_LOOP = """
 import sys
 import time
 from pathlib import Path
-from course_lib.notes_store import NotesStore
+from course_lib.notes_store import SCRATCH_SUFFIX, NotesStore
 store = NotesStore(Path(sys.argv[1]))
 text, version = store.read("todo.md")
 store.write("todo.md", text + "x" * 400_000 + "\\n", version)  # a big note: the kill lands mid-write
@@ -173,9 +173,13 @@ def killed_after(program: str, folder: Path, acknowledged: int, *, until=lambda:
     return lines
 
 
+def scratch(root: Path) -> Path:
+    return root.with_name(root.name + SCRATCH_SUFFIX)
+
+
 def writing(root: Path) -> bool:
-    """A store is in the middle of a write: its temporary file exists."""
-    with os.scandir(root) as entries:
+    """A store is in the middle of a write: its temporary file exists (beside the notes folder)."""
+    with os.scandir(scratch(root)) as entries:
         return any(entry.name.startswith(".notes-store-") for entry in entries)
 
 
@@ -184,8 +188,9 @@ def test_a_store_killed_mid_write_loses_no_acknowledged_write_and_leaves_no_temp
     files = sorted(root.rglob("*"))
     lines = killed_after(NOTES_LOOP, root, acknowledged, until=lambda: writing(root))
     caught = writing(root)  # killed with its temporary file half written (almost always)...
+    assert sorted(root.rglob("*")) == files  # ...and never inside the notes folder
     store = NotesStore(root)  # ...then the restart
-    assert store.removed_temporary_files == caught and sorted(root.rglob("*")) == files
+    assert store.removed_temporary_files == caught and not list(scratch(root).iterdir())
     text, version = store.read(TODO)
     assert all(f"line {i}" in text.splitlines() for i, in lines)  # every acknowledged write present
     assert version >= len(lines) + 2  # the original, the big line, then one per write
@@ -200,3 +205,53 @@ def test_a_gap_store_killed_mid_save_loses_no_acknowledged_gap_and_hands_out_no_
     assert len(set(stored.values())) == len(stored) >= 40
     assert store.save("after", "e", "s", "key-after-restart").record_id == f"gap-{len(stored) + 1:04d}"
     store.close()
+
+
+# ---- kill -9 with the whole new text written, just before the rename (issue 22) ------------------
+
+HELD_BEFORE_RENAME = """
+import os
+import sys
+import time
+from pathlib import Path
+from course_lib.notes_store import NotesStore
+
+def held(*args, **kwargs):  # the moment a kill leaves the most behind: all of the text, no rename yet
+    print("written", flush=True)
+    time.sleep(600)
+
+store = NotesStore(Path(sys.argv[1]))
+text, version = store.read("todo.md")
+os.replace = held
+store.write("todo.md", "INJECTED full text of the new note\\n" * 1000, version)
+"""
+
+
+def test_a_kill_just_before_the_rename_leaves_the_new_text_only_outside_the_notes_folder(root):
+    from course_lib.fs_server import ReadTextFileArgs, ToolFailure, Workspace
+    from course_lib.notes_server import KnowledgeBase
+
+    before = {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    child = subprocess.Popen([sys.executable, "-c", HELD_BEFORE_RENAME, str(root)], cwd=REPO, stdout=subprocess.PIPE,
+                             text=True)  # fmt: skip
+    try:
+        assert child.stdout.readline() == "written\n"
+        [temporary] = scratch(root).iterdir()  # the whole new text, fsynced, waiting for its rename
+        assert temporary.read_text() == "INJECTED full text of the new note\n" * 1000
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+    finally:
+        child.kill()
+        child.wait(timeout=10)
+        child.stdout.close()
+    # Nothing a server over the notes folder could serve or index: the folder is as it was.
+    assert {path: path.read_bytes() for path in root.rglob("*") if path.is_file()} == before
+    files = Workspace(root)
+    for path in (f"/workspace/../{scratch(root).name}/{temporary.name}", f"{temporary.name}"):
+        with pytest.raises(ToolFailure) as refused:
+            files.read(ReadTextFileArgs(path=path))
+        assert refused.value.code in ("FORBIDDEN", "NOT_FOUND")
+    assert all("INJECTED" not in note.text for note in KnowledgeBase(root).index.notes)
+    store = NotesStore(root)  # the restart removes what the killed write left
+    assert store.removed_temporary_files == 1 and not list(scratch(root).iterdir())
+    assert store.read(TODO)[0] == before[root / "todo.md"].decode()

@@ -8,6 +8,7 @@ import pytest
 
 from course_lib.execution import Session, ToolError
 from course_lib.notes_store import (
+    SCRATCH_SUFFIX,
     AuditedExecutor,
     ManualClock,
     NotesStore,
@@ -285,10 +286,14 @@ def test_an_external_edit_after_approval_is_a_conflict_even_in_a_store_that_neve
 
 
 def test_a_temporary_file_left_by_a_killed_writer_is_removed_when_a_store_opens(root):
-    (root / "docs" / ".notes-store-0123456789abcdef.tmp").write_text("half a no")
+    beside = root.with_name(root.name + SCRATCH_SUFFIX)
+    beside.mkdir()
+    (beside / ".notes-store-fedcba9876543210.tmp").write_text("the whole new text")
+    (root / "docs" / ".notes-store-0123456789abcdef.tmp").write_text("half a no")  # left by an older version
     (root / ".notes-store-notmine.tmp").write_text("someone else's")  # not a name the store makes
     store = NotesStore(root)
-    assert store.removed_temporary_files == 1 and not (root / "docs" / ".notes-store-0123456789abcdef.tmp").exists()
+    assert store.removed_temporary_files == 2 and not list(beside.iterdir())
+    assert not (root / "docs" / ".notes-store-0123456789abcdef.tmp").exists()
     assert (root / ".notes-store-notmine.tmp").read_text() == "someone else's"
 
 
@@ -296,7 +301,57 @@ def test_a_write_keeps_the_notes_permissions_and_leaves_no_temporary_file(store,
     (root / "todo.md").chmod(0o640)
     store.write(TODO, "new\n", 1)
     assert (root / "todo.md").stat().st_mode & 0o777 == 0o640
-    assert not [p for p in root.rglob(".notes-store-*")]
+    assert not [p for p in root.rglob(".notes-store-*")] and not list(store.scratch.iterdir())
+
+
+def test_temporary_files_are_made_beside_the_notes_folder_never_inside_it(store, root, monkeypatch):
+    seen = []
+    replace = os.replace
+
+    def watch(source, target, **folders):  # the moment the temporary file holds the whole new text
+        seen.append(([p.name for p in root.rglob(".notes-store-*")], [p.read_text() for p in store.scratch.iterdir()]))
+        return replace(source, target, **folders)
+
+    monkeypatch.setattr(os, "replace", watch)
+    store.write(TODO, "the new text\n", 1)
+    assert store.scratch == root.with_name(root.name + SCRATCH_SUFFIX)
+    assert seen == [([], ["the new text\n"])]  # nothing inside the notes folder, even mid-write
+
+
+def test_a_link_planted_where_the_temporary_folder_goes_is_not_followed(root):
+    # Someone who can write beside the folder points `<folder>.notes-tmp` into the notes: the
+    # store does not follow it; it falls back to a hidden folder, which the notes server refuses.
+    root.with_name(root.name + SCRATCH_SUFFIX).symlink_to(root / "docs")
+    store = NotesStore(root)
+    assert store.scratch == root / ".notes-store"
+    store.write(TODO, "new\n", 1)
+    assert sorted(p.name for p in (root / "docs").iterdir()) == ["mcp.md"] and (root / "todo.md").read_text() == "new\n"
+
+
+# ---- hidden characters in a note update (issue 22) ----------------------------------------------
+
+
+@pytest.mark.parametrize("hidden", ["\u202e", "\u2067", "\u200e", "\x00", "\x1b]8;;evil\x07", "\r", "\ufeff"])
+def test_a_note_update_with_hidden_characters_is_refused_before_anyone_is_asked_to_approve_it(store, root, hidden):
+    executor = AuditedExecutor(notes_tools(store), audit=store.audit)
+    content = f"# To do\n- [ ] pay the invoice{hidden}txt.exe\n"
+    for tool, arguments in (("preview_note_update", {"path": TODO, "content": content}),
+                            ("apply_note_update", {"path": TODO, "content": content, "expected_version": 1})):
+        refused = run(executor, tool, arguments)
+        assert refused.error_code == "INVALID_INPUT" and refused.steps[-1].name == "schema"
+        assert refused.result["error"]["message"].startswith("content: contains ")
+        assert f"(U+{ord(hidden[0]):04X})" in refused.result["error"]["message"]
+    assert executor.approvals.pending == {} and store.writes == 0
+    assert [record.result for record in store.audit.records] == ["INVALID_INPUT"]  # the refused write is audited
+    with pytest.raises(ToolError) as direct:  # the store's own API refuses it too
+        store.write(TODO, content, 1)
+    assert direct.value.code == "INVALID_INPUT"
+
+
+def test_a_note_update_keeps_tabs_newlines_crlf_and_joiners(store, root):
+    content = "# To do\r\n\t- [x] done 👩\u200d💻\n中文\n"
+    assert store.write(TODO, content, 1)["version"] == 2
+    assert (root / "todo.md").read_bytes() == content.encode()
 
 
 # ---- writes as safe as reads: exactly the path approved, no link followed --------------------------

@@ -4,15 +4,23 @@ httpx transport that answers in-process: no network at all) and `serve`/`main`, 
 The local server (`OfflineModelServer`) behaves like a real endpoint, whatever a client sends:
 every request gets an HTTP answer, a refusal in the OpenAI error shape (`{"error": {message, type,
 param, code}}`) — 400 for a malformed request line, header, Content-Length or chunk, or a body
-that is no JSON; 413 for a body over MAX_BODY_BYTES (not read); 408 for a request that does not
-arrive within REQUEST_TIMEOUT; 500 if the model itself fails. A kept-alive connection waits at
-most IDLE_TIMEOUT for its next request. Each reply goes out in one write with TCP_NODELAY: headers
-and body written apart cost ~44 ms per kept-alive request (Nagle's algorithm meets the client's
-delayed ACK; `benchmarks/http_server.py`). A thread per connection, BACKLOG queued connections.
+that is no JSON; 413 for a body over MAX_BODY_BYTES (a declared length over it is refused before a
+byte of the body is read, a chunked body as soon as its chunks pass it); 408 for a request that
+does not arrive within REQUEST_TIMEOUT; 503 for a connection over MAX_CONNECTIONS; 500 if the
+model itself fails. A kept-alive connection waits at most IDLE_TIMEOUT for its next request. Each
+reply goes out in one write with TCP_NODELAY: headers and body written apart cost ~44 ms per
+kept-alive request (Nagle's algorithm meets the client's delayed ACK; `benchmarks/http_server.py`).
 A streamed reply (`stream: true`) is chunked instead: the headers with the first event, then a
 chunk per event, each written as it comes.
 
-Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765`.
+Bounded whatever the clients do: a thread per connection, at most MAX_CONNECTIONS of them (BACKLOG
+more wait in the kernel before accept), and MAX_ACTIVE workers that read the bodies and run the
+model — a body is read only once a worker takes its request, so at most MAX_ACTIVE bodies (each
+at most MAX_BODY_BYTES) and the model's work on them are in memory, however many clients send. Every limit is a
+keyword of `OfflineModelServer` and a flag of the command line (`--help`).
+
+Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765`; a port already
+in use is one error line and exit status 2, as for the MCP servers' `--http`.
 """
 
 from __future__ import annotations
@@ -26,11 +34,13 @@ import socket
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 
+from course_lib.lang import say
 from course_lib.offline_model import envelopes
 from course_lib.offline_model.response import respond
 from course_lib.offline_model.streaming import event_stream
@@ -79,7 +89,25 @@ MAX_BODY_BYTES = 8 * 1024 * 1024  # a larger body is answered 413 without being 
 IDLE_TIMEOUT = 30.0  # seconds a kept-alive connection may wait for its next request
 REQUEST_TIMEOUT = 30.0  # seconds from a request's first byte to its last (a slow client is cut off)
 BACKLOG = 128  # connections the kernel queues before accept (http.server's default is 5)
+MAX_CONNECTIONS = 64  # connections served at once, a thread each; one more is answered 503
+MAX_ACTIVE = 2  # requests whose body is read and answered at once (workers); the others wait
 _SERVER_ERROR = "The server had an error while processing your request. Sorry about that!"
+_BUSY = ("The server is busy: {count} connections are open, its limit. Try again shortly, or close "
+         "connections you are not using.")
+_NO_SLOT = "The server is busy: no worker came free in time for this request. Try again shortly."
+
+# Two limits, two answers, on purpose:
+# - Connections over MAX_CONNECTIONS get a 503 at once (with Retry-After), not a wait. What holds a
+#   connection's thread is mostly a kept-alive client doing nothing (the openai SDK keeps its
+#   connections open), so a waiting newcomer could wait a whole IDLE_TIMEOUT without a sign of
+#   why; a 503 says so now, and the openai SDK retries a 503 by itself (uvicorn's
+#   `limit_concurrency` answers the same way).
+# - Requests over MAX_ACTIVE wait for a worker (until their own REQUEST_TIMEOUT, then a 503). What a
+#   worker guards is memory — a body of up to MAX_BODY_BYTES, and the model's work on it, about ten
+#   times that for a body that size — and a worker is held for one answer only (milliseconds, or
+#   the body's upload), so a short wait is kinder than a refusal. A waiting request costs its
+#   connection's thread and the kernel's socket buffers, never its body: a worker reads the body.
+#   Two by default: the model is Python under one GIL, so a third at once adds memory, not speed.
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -194,26 +222,48 @@ class _Handler(BaseHTTPRequestHandler):
             body += chunk
 
     def _relay(self) -> None:
+        """Answer one request whose request line and headers were read: one of the server's
+        MAX_ACTIVE workers reads the body within the cap and runs the model (waiting for a free one
+        until the request's deadline), then this connection's thread sends the answer."""
+        left = self._reader.deadline - time.monotonic() if self._reader.deadline is not None else 0.0
+        job = self.server.workers.submit(self._compute)
+        try:
+            outcome = job.result(timeout=max(left, 0.0))
+        except TimeoutError:  # no worker came free in time, or the worker's own read timed out
+            if not job.cancel():
+                outcome = job.result()  # it had started: its answer (or its own error) after all
+            else:
+                self.close_connection = True  # its body was never read: the connection is spent
+                self._send(503, _server_error(_NO_SLOT), {"retry-after": "1"})
+                self._drain()
+                return
+        if isinstance(outcome, _BadFraming):
+            self.close_connection = True  # the rest of the body is not read: the connection is spent
+            self._send(outcome.status, BadRequest(outcome.message).to_body())
+            self._drain()
+        elif outcome[3] is not None:
+            self._send_events(outcome[3])  # stream: true
+        else:
+            self._send(*outcome[:3])
+
+    def _compute(self) -> _BadFraming | tuple[int, bytes, dict[str, str], httpx.Response | None]:
+        """In a worker: the body, then the model's answer as (status, payload, headers, stream),
+        or the framing error that stops the body.
+
+        Raises:
+            OSError: the client went away, or the body did not arrive in time (TimeoutError).
+        """
         try:
             content = self._body()
         except _BadFraming as bad:
-            self.close_connection = True  # the rest of the body is not read: the connection is spent
-            self._send(bad.status, BadRequest(bad.message).to_body())
-            self._drain()
-            return
+            return bad
         try:
             response = handle(httpx.Request(self.command, f"http://offline{self.path}", content=content))
             streamed = response if response.headers.get("content-type", "").startswith("text/event-stream") else None
-            status, payload, headers = response.status_code, b"" if streamed else response.content, dict(response.headers)
+            return response.status_code, b"" if streamed else response.content, dict(response.headers), streamed
         except Exception:  # a bug must still get an answer: a 500 in the real API's shape, the detail logged
             logger.exception("the offline model failed on %s %s", self.command, self.path)
-            status, payload, headers = 500, _json_bytes({"error": {"message": _SERVER_ERROR, "type": "server_error",
-                                                                   "param": None, "code": None}}), {}
-            streamed = None
-        if streamed is not None:
-            self._send_events(streamed)  # stream: true
-        else:
-            self._send(status, payload, headers)
+            return 500, _json_bytes(_server_error(_SERVER_ERROR)), {}, None
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _relay
 
@@ -283,28 +333,110 @@ def _json_bytes(payload: dict) -> bytes:
     return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
 
+def _server_error(message: str) -> dict:
+    """A 5xx body in the real API's shape (`type: server_error`)."""
+    return {"error": {"message": message, "type": "server_error", "param": None, "code": None}}
+
+
 class OfflineModelServer(ThreadingHTTPServer):
-    """The offline model on a socket: a thread per connection, with the limits above."""
+    """The offline model on a socket: a thread per connection, with the limits above.
+
+    Raises:
+        OSError: the address cannot be bound (EADDRINUSE: the port is in use).
+        ValueError: a limit is not positive.
+    """
 
     request_queue_size = BACKLOG
     daemon_threads = True
 
     def __init__(self, address: tuple[str, int], *, max_body_bytes: int = MAX_BODY_BYTES,
-                 idle_timeout: float = IDLE_TIMEOUT, request_timeout: float = REQUEST_TIMEOUT) -> None:
+                 idle_timeout: float = IDLE_TIMEOUT, request_timeout: float = REQUEST_TIMEOUT,
+                 max_connections: int = MAX_CONNECTIONS, max_active: int = MAX_ACTIVE) -> None:  # fmt: skip
+        limits = dict(max_body_bytes=max_body_bytes, idle_timeout=idle_timeout, request_timeout=request_timeout,
+                      max_connections=max_connections, max_active=max_active)  # fmt: skip
+        if bad := [name for name, value in limits.items() if not value > 0]:
+            raise ValueError(f"limits must be positive: {', '.join(bad)}")
         self.max_body_bytes, self.idle_timeout, self.request_timeout = max_body_bytes, idle_timeout, request_timeout
+        self.max_connections, self.max_active = max_connections, max_active
+        # The workers that read bodies and run the model (see MAX_ACTIVE). A fixed few threads
+        # also keep the allocator's memory in a few per-thread arenas: when every connection's
+        # own thread read its body, each kept an arena of its own, and the memory of one 8 MB
+        # body after another stayed in all of them (glibc).
+        self.workers = ThreadPoolExecutor(max_active, thread_name_prefix="offline-model")
+        self._count_lock = threading.Lock()
+        self.connections = 0  # served now, each by its thread
+        self._refusing = 0  # 503s being sent now, each by a short-lived thread
         super().__init__(address, _Handler)
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve the new connection in its own thread, or answer 503 if MAX_CONNECTIONS are open."""
+        with self._count_lock:
+            refuse = self.connections >= self.max_connections
+            if refuse:
+                if self._refusing >= self.max_connections:  # a flood: no thread for a courtesy either
+                    self.shutdown_request(request)
+                    return
+                self._refusing += 1
+            else:
+                self.connections += 1
+        if refuse:
+            threading.Thread(target=self._refuse, args=(request,), daemon=True).start()
+        else:
+            super().process_request(request, client_address)
 
-def serve(port: int, host: str = "127.0.0.1") -> None:
-    """Serve the offline model at `http://host:port/v1/responses` until Ctrl-C or SIGTERM."""
-    server = OfflineModelServer((host, port))
+    def server_close(self) -> None:
+        super().server_close()
+        self.workers.shutdown(wait=False, cancel_futures=True)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._count_lock:
+                self.connections -= 1
+
+    def _refuse(self, sock: socket.socket) -> None:
+        """A 503 in the API's shape for a connection over the cap, then close (after reading what
+        the client already sent for a moment, so the close does not reset the answer away)."""
+        body = _json_bytes(_server_error(_BUSY.format(count=self.max_connections)))
+        head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+                f"Connection: close\r\nContent-Length: {len(body)}\r\n\r\n").encode()  # fmt: skip
+        try:
+            sock.settimeout(1.0)
+            sock.sendall(head + body)
+            sock.shutdown(socket.SHUT_WR)
+            sock.settimeout(0.2)
+            for _ in range(16):
+                if not sock.recv(65536):
+                    break
+        except OSError:
+            pass
+        finally:
+            sock.close()
+            with self._count_lock:
+                self._refusing -= 1
+
+
+def serve(port: int, host: str = "127.0.0.1", **limits: Any) -> None:
+    """Serve the offline model at `http://host:port/v1/responses` until Ctrl-C or SIGTERM;
+    `limits` are `OfflineModelServer`'s keywords.
+
+    Raises:
+        OSError: the address cannot be bound (the port is in use, or not this machine's).
+    """
+    _run(OfflineModelServer((host, port), **limits))
+
+
+def _run(server: OfflineModelServer) -> None:
+    """Serve until Ctrl-C or SIGTERM, then close the socket."""
+    host, port = server.server_address[:2]
     in_main = threading.current_thread() is threading.main_thread()  # signals only work there
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt  # leave serve_forever the same way Ctrl-C does
 
     previous = signal.signal(signal.SIGTERM, stop) if in_main else None
-    print(f"offline model listening on http://{host}:{server.server_address[1]}/v1 (POST /v1/responses); "
+    print(f"offline model listening on http://{host}:{port}/v1 (POST /v1/responses); "
           "Ctrl-C to stop", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
@@ -317,11 +449,36 @@ def serve(port: int, host: str = "127.0.0.1") -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m course_lib.offline_model --port 8765 [--host 127.0.0.1]`."""
+    """`python -m course_lib.offline_model --port 8765 [--host 127.0.0.1] [limits]`.
+
+    Raises:
+        SystemExit: with status 2 if the arguments are wrong or the address cannot be bound (one
+            usage line and one error line, as the MCP servers' `--http` says it).
+    """
     parser = argparse.ArgumentParser(
         prog="python -m course_lib.offline_model", description="Serve the deterministic offline model over HTTP."
     )
     parser.add_argument("--port", type=int, default=8765, help="port to listen on (0: any free port)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: local only)")
+    limits = parser.add_argument_group("limits (each bounds what a client can make the server hold)")
+    limits.add_argument("--max-body-bytes", type=int, default=MAX_BODY_BYTES,
+                        help=f"largest request body; a larger one is answered 413 unread (default {MAX_BODY_BYTES})")
+    limits.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS,
+                        help=f"connections served at once; one more is answered 503 (default {MAX_CONNECTIONS})")
+    limits.add_argument("--max-active", type=int, default=MAX_ACTIVE,
+                        help=f"requests read and answered at once; the others wait (default {MAX_ACTIVE})")
+    limits.add_argument("--idle-timeout", type=float, default=IDLE_TIMEOUT,
+                        help=f"seconds a kept-alive connection may wait for its next request (default {IDLE_TIMEOUT:g})")
+    limits.add_argument("--request-timeout", type=float, default=REQUEST_TIMEOUT,
+                        help=f"seconds from a request's first byte to its last (default {REQUEST_TIMEOUT:g})")
     args = parser.parse_args(argv)
-    serve(args.port, args.host)
+    options = dict(max_body_bytes=args.max_body_bytes, max_connections=args.max_connections,
+                   max_active=args.max_active, idle_timeout=args.idle_timeout, request_timeout=args.request_timeout)
+    if bad := [name for name, value in options.items() if not value > 0]:
+        parser.error(f"--{bad[0].replace('_', '-')} must be positive")
+    try:
+        server = OfflineModelServer((args.host, args.port), **options)
+    except OSError as exc:  # in use, or an address not this machine's: one line, not a traceback
+        parser.error(say("--port: cannot listen on {host}:{port} ({reason})", "--port：无法在 {host}:{port} 上监听（{reason}）",
+                         host=args.host, port=args.port, reason=exc.strerror or exc))
+    _run(server)
