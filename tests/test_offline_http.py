@@ -463,3 +463,26 @@ def test_a_port_in_use_is_one_error_line_and_exit_2():
 def test_a_limit_that_is_not_positive_is_refused():
     with pytest.raises(ValueError, match="max_active"):
         OfflineModelServer(("127.0.0.1", 0), max_active=0)
+
+
+def test_each_server_counts_its_own_requests_so_its_ids_are_fresh_and_the_same_every_run():
+    """Two servers started alike answer the same requests with the same ids; within one, no id repeats."""
+    from course_lib.offline_model.server import OfflineModelServer
+
+    body = {"model": "gpt-4.1", "input": "Show the first 2 lines of /workspace/notes.txt",
+            "tools": [{"type": "function", "name": "read_text_file", "parameters": {
+                "type": "object", "properties": {"path": {"type": "string"}, "head": {"type": "integer"}},
+                "required": ["path"]}}]}  # fmt: skip
+
+    def ids_of_two_requests() -> list[str]:
+        server = OfflineModelServer(("127.0.0.1", 0))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/v1/responses"
+            return [httpx.post(url, json=body, timeout=30).json()["output"][0]["call_id"] for _ in range(2)]
+        finally:
+            server.shutdown()
+            server.server_close()
+
+    first, second = ids_of_two_requests(), ids_of_two_requests()
+    assert first == second and first[0] != first[1]

@@ -42,6 +42,7 @@ import httpx
 
 from course_lib.lang import say
 from course_lib.offline_model import envelopes
+from course_lib.offline_model.ids import Counter
 from course_lib.offline_model.response import respond
 from course_lib.offline_model.streaming import event_stream
 from course_lib.offline_model.validation import BadRequest
@@ -77,11 +78,6 @@ def handle(request: httpx.Request) -> httpx.Response:
     except BadRequest as exc:  # streamed or not, a bad request is refused before any event: a 400, or
         return _json_response(getattr(exc, "status", 400), exc.to_body())  # the status it names (404)
     return event_stream(response) if body.get("stream") is True else _json_response(200, response)
-
-
-def offline_transport() -> httpx.MockTransport:
-    """An httpx transport that answers in-process with the offline model: no network at all."""
-    return httpx.MockTransport(handle)
 
 
 # Limits of the socket layer: what a real endpoint has, sized for a course.
@@ -258,7 +254,8 @@ class _Handler(BaseHTTPRequestHandler):
         except _BadFraming as bad:
             return bad
         try:
-            response = handle(httpx.Request(self.command, f"http://offline{self.path}", content=content))
+            with self.server.ids.answering():  # this server's own count of requests (fresh ids, the same every run)
+                response = handle(httpx.Request(self.command, f"http://offline{self.path}", content=content))
             streamed = response if response.headers.get("content-type", "").startswith("text/event-stream") else None
             return response.status_code, b"" if streamed else response.content, dict(response.headers), streamed
         except Exception:  # a bug must still get an answer: a 500 in the real API's shape, the detail logged
@@ -358,6 +355,7 @@ class OfflineModelServer(ThreadingHTTPServer):
             raise ValueError(f"limits must be positive: {', '.join(bad)}")
         self.max_body_bytes, self.idle_timeout, self.request_timeout = max_body_bytes, idle_timeout, request_timeout
         self.max_connections, self.max_active = max_connections, max_active
+        self.ids = Counter()  # a model instance of its own: its requests numbered from 0 (offline_model.ids)
         # The workers that read bodies and run the model (see MAX_ACTIVE). A fixed few threads
         # also keep the allocator's memory in a few per-thread arenas: when every connection's
         # own thread read its body, each kept an arena of its own, and the memory of one 8 MB
