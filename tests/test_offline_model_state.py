@@ -112,6 +112,19 @@ def test_the_store_is_bounded_and_forgets_the_oldest_first(monkeypatch):
     assert respond({"model": MODEL, "input": "again", "previous_response_id": ids[2]})["status"] == "completed"
 
 
+def test_the_store_is_bounded_in_bytes_too_and_always_keeps_the_newest(monkeypatch):
+    """512 chains of 8 MB inputs would hold 4 GB: a byte budget forgets the oldest, never the one just made."""
+    state.forget_all()
+    monkeypatch.setattr(state, "CAPACITY_BYTES", 50_000)
+    big = "x" * 30_000
+    ids = [respond({"model": MODEL, "input": f"{big} {n}"})["id"] for n in range(3)]
+    assert list(state._stored) == [ids[2]]  # each alone is over half the budget: only the newest stays
+    with pytest.raises(Exception, match=f"Previous response with id '{ids[1]}' not found."):
+        respond({"model": MODEL, "input": "again", "previous_response_id": ids[1]})
+    assert respond({"model": MODEL, "input": "again", "previous_response_id": ids[2]})["status"] == "completed"
+    assert sum(state._sizes.values()) <= 50_000 or len(state._stored) == 1
+
+
 # ---- function_call_output.output as content parts -----------------------------------------------------
 
 

@@ -13,13 +13,15 @@ https://github.com/maximhq/bifrost/issues/2441; with `store: false`:
 https://github.com/bigduu/Bamboo-agent/pull/513).
 
 The store lives in this process, is shared by every client of the offline model and holds at most
-`CAPACITY` responses (the oldest is forgotten first). Every response has ids of its own (`ids`),
+`CAPACITY` responses and about `CAPACITY_BYTES` of their JSON (the oldest is forgotten first; the
+newest is always kept, so a chain whose input alone is larger still works one step on). Every response has ids of its own (`ids`),
 so a chain is never confused with an earlier one, and the same chain of requests, sent in the same
 order, gives the same ids and the same answers in every run.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -27,9 +29,11 @@ from typing import Any
 from course_lib.offline_model.validation import BadRequest, _get
 
 CAPACITY = 512
+CAPACITY_BYTES = 64 * 1024 * 1024  # 512 chains of 8 MB inputs would otherwise hold 4 GB
 
 _lock = threading.Lock()
 _stored: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()  # response id → its input, then its output
+_sizes: dict[str, int] = {}  # response id → the size of its stored chain as JSON
 
 
 def _as_items(raw: Any) -> list[dict[str, Any]]:
@@ -59,11 +63,14 @@ def remember(body: dict, items: list[dict[str, Any]] | str, response: dict[str, 
     `previous_response_id` echoed, as the real API does."""
     response = {**response, "previous_response_id": body.get("previous_response_id")}
     if body.get("store") is not False:
+        chain = [*_as_items(items), *response["output"]]
+        size = len(json.dumps(chain, ensure_ascii=False))
         with _lock:
-            _stored[response["id"]] = [*_as_items(items), *response["output"]]
+            _stored[response["id"]], _sizes[response["id"]] = chain, size
             _stored.move_to_end(response["id"])
-            while len(_stored) > CAPACITY:
-                _stored.popitem(last=False)
+            while len(_stored) > 1 and (len(_stored) > CAPACITY or sum(_sizes.values()) > CAPACITY_BYTES):
+                oldest, _ = _stored.popitem(last=False)
+                _sizes.pop(oldest, None)
     return response
 
 
@@ -71,3 +78,4 @@ def forget_all() -> None:
     """Empty the store (for tests)."""
     with _lock:
         _stored.clear()
+        _sizes.clear()
