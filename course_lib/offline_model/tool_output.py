@@ -14,8 +14,9 @@ reads them all the same way:
   for a tool that failed: "An error occurred while running the tool. Please try again.",
   "Tool 'x' timed out after 5 seconds.", "Tool 'x' not found.";
 - pydantic-ai forwards `structuredContent` of a success (a non-object as `{"return_value": …}`),
-  wraps an error in `{"error": …}` (the JSON of an error inside a string:
-  `{"error": "{\\"error\\":{\\"code\\":\\"FORBIDDEN\\",…}}"}`), and asks for a retry with text that ends
+  wraps an error in `{"error": …}` (the course's servers' error text, `{"error": "FORBIDDEN: path is
+  outside /workspace"}`, or the JSON of an error inside a string from servers that send a structured
+  error), and asks for a retry with text that ends
   "Fix the errors and try again.";
 - fastmcp's servers answer "Error calling tool 'x': …" (or just "Error calling tool 'x'" with
   masked details), "Unknown tool: 'x'", "2 validation errors for call[x] …", or a `ToolError`'s text;
