@@ -32,22 +32,25 @@ from pathlib import Path
 from typing import Any
 
 from course_lib.broken_traces import TRACES, regenerate, traces_dir
+from course_lib.execution import step_label
 from course_lib.exercises import failed, not_answered, passed
 from course_lib.failure_table import CHECKS_ZH, ROWS
-from course_lib.lang import language, say
+from course_lib.lang import display_width, language, pad, say
+from course_lib.notes_store import AUDIT_HEADERS, AUDIT_HEADERS_ZH
+from course_lib.notes_store import _detail as _audit_detail  # the audit log's own wording of a detail (one use, below)
 from course_lib.show import show_items
 
 REPORTS: dict[str, tuple[str, str]] = {
     "invented_answer": ("The user says: these five lines are not in my notes.txt at all.",
                         "用户说：这五行根本不在我的 notes.txt 里。"),
     "wrong_tool": ("The user says: that is not my notes.txt — those lines are from an old draft.",
-                   "用户说：这不是我的 notes.txt——那几行来自一份旧草稿。"),
+                   "用户说：这不是我的 notes.txt，那几行来自一份旧草稿。"),
     "result_not_sent": ("The user got no answer ('incomplete: max_steps'), although the server log shows todo.md "
                         "read successfully three times.",
                         "用户没有得到回答（'incomplete: max_steps'），可服务器日志显示 todo.md 成功读取了三次。"),
     "call_id_swap": ("The user says: under 'the first 2 lines of /workspace/notes.txt' the answer lists three to-do "
                      "items — those are from todo.md, and the other two files look swapped too.",
-                     "用户说：在“/workspace/notes.txt 的前 2 行”下面，回答列出的是三条待办事项——那些来自 todo.md，"
+                     "用户说：在“/workspace/notes.txt 的前 2 行”下面，回答列出的是三条待办事项，那些来自 todo.md；"
                      "另外两个文件看起来也被调换了。"),
     "error_as_success": ("Security asks: the assistant says it showed the first lines of /etc/passwd. Did the sandbox fail?",
                          "安全团队问：助手说它展示了 /etc/passwd 的前几行。沙箱失效了吗？"),
@@ -108,13 +111,14 @@ def show_broken_trace(trace: dict[str, Any], *, answer_lines: int = 8) -> None:
         if kind == "model_request":
             body = event["body"]
             tools = ", ".join(tool.get("name", tool.get("type", "?")) for tool in body.get("tools", [])) or say("none", "无")
-            switches = [f"tools: {tools}"] + [f"{key}: {json.dumps(body[key])}" for key in
-                                               ("tool_choice", "parallel_tool_calls", "metadata") if key in body]
+            switches = [say("tools: {tools}", "工具：{tools}", tools=tools)] + [
+                f"{key}: {json.dumps(body[key])}" for key in ("tool_choice", "parallel_tool_calls", "metadata") if key in body]
             print(say("\n── request {n} (app → model) · ", "\n── 请求 {n}（应用 → 模型）· ", n=event["n"]) + " · ".join(switches))  # fmt: skip
             if event["n"] == 1:
                 for tool in body.get("tools", []):
-                    strict = f" strict: {json.dumps(tool['strict'])}" if "strict" in tool else ""
-                    print(say("    tool ", "    工具 ") + f"{tool.get('name')}:{strict} description {_short(tool.get('description', ''), 60)}")
+                    strict = f"strict: {json.dumps(tool['strict'])} " if "strict" in tool else ""
+                    print(say("    tool {name}: {strict}description {description}", "    工具 {name}：{strict}描述 {description}",
+                              name=tool.get("name"), strict=strict, description=_short(tool.get("description", ""), 60)))
             show_items(body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}])
         elif kind == "model_response":
             print(say("── response {n} (model → app)", "── 响应 {n}（模型 → 应用）", n=event["n"]))
@@ -130,14 +134,35 @@ def show_broken_trace(trace: dict[str, Any], *, answer_lines: int = 8) -> None:
             _show_tool_call(event)
         else:
             print(say("── after the run: {what}", "── 运行之后：{what}", what=say(event["what"], AFTER_THE_RUN.get(event["what"], event["what"]))))
-            for line in event["data"] if isinstance(event["data"], list) else [event["data"]]:
+            data = event["data"] if isinstance(event["data"], list) else [event["data"]]
+            if event["what"] == "audit log":
+                data = _audit_lines(data)
+            for line in data:
                 print(f"   {json.dumps(line, ensure_ascii=False) if not isinstance(line, str) else line}")
+
+
+def _audit_lines(lines: list[Any]) -> list[Any]:
+    """The recorded audit table as the edition shows it: in the zh-CN edition the header and each
+    record's detail in Chinese (`notes_store`'s own words), the records' values as recorded."""
+    if language() != "zh-CN" or not lines or not isinstance(lines[0], str) or lines[0].split() != list(AUDIT_HEADERS):
+        return lines
+    starts = [lines[0].index(word) for word in AUDIT_HEADERS]  # the table is fixed-width: columns start under their word
+    rows = [[line[a:b].rstrip() for a, b in zip(starts, [*starts[1:], None])] for line in lines[1:]]
+    table = [list(AUDIT_HEADERS_ZH), *([*row[:-1], _audit_detail(row[-1])] for row in rows)]
+    widths = [max(display_width(row[i]) for row in table) for i in range(len(AUDIT_HEADERS) - 1)]
+    return ["  ".join(pad(cell, w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in table]
+
+
+def _step(recorded: str) -> str:
+    """One recorded step ("approval ok") with the step's name in the edition's language (批准 ok)."""
+    name, _, outcome = recorded.partition(" ")
+    return f"{step_label(name)} {outcome}".strip()
 
 
 def _show_tool_call(event: dict[str, Any]) -> None:
     print(say("── tool call {id}: ", "── 工具调用 {id}：", id=event["call_id"]) + f"{event['tool']} {event['arguments']}")
     if event.get("steps"):
-        print(say("   executor {id}: ", "   执行器 {id}：", id=event.get("trace_id")) + " → ".join(event["steps"]))
+        print(say("   executor {id}: ", "   执行器 {id}：", id=event.get("trace_id")) + " → ".join(map(_step, event["steps"])))
     if event.get("mcp"):
         request, response = event["mcp"]["request"], event["mcp"]["response"] or {}
         result = response.get("result", {})
@@ -166,6 +191,12 @@ class Diagnosis:
     confusions_text: dict[str, tuple[str, str]]  # a tempting wrong row → why it is not that
 
     @property
+    def check_label(self) -> str:
+        """The first check as the learner reads it: `check`, with its Chinese gloss in the zh-CN edition."""
+        gloss = CHECKS_ZH.get(self.check, self.check)
+        return say(self.check, self.check if gloss == self.check else f"{self.check}（{gloss}）")
+
+    @property
     def evidence(self) -> str:
         return say(*self.evidence_text)
 
@@ -185,10 +216,10 @@ ANSWERS: dict[str, Diagnosis] = {
          "响应 1 里只有一条 message，没有 function_call：什么也没读，回答却引用了“几行内容”"),
         ("the call trace answers the first question in seconds — was any tool called at all? Only then ask why "
          "not (the vague 'search' description) and add eval samples for it",
-         "调用轨迹（call trace）几秒钟就能回答第一个问题——到底有没有调用工具？之后才问为什么没调用（'search' 的描述太含糊），"
+         "调用轨迹（call trace）几秒钟就能回答第一个问题：到底有没有调用工具？之后才问为什么没调用（'search' 的描述太含糊），"
          "并为它补上评估样例（eval samples）"),
         {"B": ("no tool was chosen at all — wrong or right — so this is not about picking the wrong one",
-               "根本没有选中任何工具——不论对错——所以这不是选错工具的问题"),
+               "根本没有选中任何工具（不论对错），所以这不是选错工具的问题"),
          "D": ("row D needs a tool that succeeded; here no tool ran",
                "D 行的前提是有一个执行成功的工具；这里没有任何工具运行")}),
     "wrong_tool": Diagnosis(
@@ -209,14 +240,14 @@ ANSWERS: dict[str, Diagnosis] = {
         ("every MCP read succeeded, but requests 2 and 3 carry only the user's message: no function_call, no "
          "function_call_output — so the model asks for the same read again",
          "每次 MCP 读取都成功了，但请求 2 和请求 3 只带着用户的消息：没有 function_call，也没有 function_call_output"
-         "——于是模型再次请求同一次读取"),
+         "，于是模型再次请求同一次读取"),
         ("the result exists (the MCP responses show it); what is missing is in the next request's input. Read "
          "the full context the app sent before anything else",
          "结果是存在的（MCP 响应里看得到）；缺的是下一次请求的 input 里的东西。先读应用发出的完整上下文，再看别的"),
         {"G": ("the loop count is high, but that is the consequence: look at what request 2 carried",
                "循环次数确实很高，但那是后果：看看请求 2 带了什么"),
          "E": ("nothing failed — every tools/call has isError false",
-               "没有任何失败——每次 tools/call 的 isError 都是 false"),
+               "没有任何失败：每次 tools/call 的 isError 都是 false"),
          "A": ("the model did call the tool, three times",
                "模型确实调用了工具，还调用了三次")}),
     "call_id_swap": Diagnosis(
@@ -239,7 +270,7 @@ ANSWERS: dict[str, Diagnosis] = {
          "back is only its message (path is outside /workspace) — no ok: false, no code — so the model quoted it "
          "as file content",
          "MCP 响应写着 isError true（FORBIDDEN: path is outside /workspace），但发回去的输出只有它的消息"
-         "（path is outside /workspace）——没有 ok: false，没有 code——于是模型把它当作文件内容引用了"),
+         "（path is outside /workspace），没有 ok: false，也没有 code，于是模型把它当作文件内容引用了"),
         ("the sandbox worked; the failure was lost on the way back. Check that every failure reaches the model "
          "as a classified error ({ok: false, error: {code, retryable}}) before tuning retries or stop rules",
          "沙箱起了作用；失败是在回程中丢掉的。先检查每次失败是否都以分类后的错误（{ok: false, error: {code, retryable}}）"
@@ -247,7 +278,7 @@ ANSWERS: dict[str, Diagnosis] = {
         {"H": ("nothing over-reached: the server refused the read (isError true); the app dropped the refusal",
                "没有越权：服务器拒绝了这次读取（isError true）；是应用把拒绝弄丢了"),
          "D": ("the tool did not succeed — it refused",
-               "工具并没有成功——它拒绝了")}),
+               "工具并没有成功：它拒绝了")}),
     "loose_arguments": Diagnosis(
         "C", "strict mode",
         ("the call sent head as the string \"3\"; the server refused it with INVALID_INPUT; request 1 declared "
@@ -284,17 +315,17 @@ ANSWERS: dict[str, Diagnosis] = {
          "超时意味着“不知道”，而不是“没做成”。有了键，重试就会重放已保存的结果；执行记录和状态查询是事后修复的手段"),
         {"E": ("the failure was classified correctly (TIMEOUT, retryable) — the mistake is retrying a write "
                "that has no key",
-               "失败的分类是对的（TIMEOUT，可重试）——错在重试了一个没有键的写操作"),
+               "失败的分类是对的（TIMEOUT，可重试），错在重试了一个没有键的写操作"),
          "G": ("this is not about cost: the user's data changed twice",
                "这不是成本问题：用户的数据被改了两次")}),
     "injection": Diagnosis(
         "H", "approval and audit",
         ("after reading the email the model called apply_note_update; its executor steps say 'approval ok' "
          "although nobody approved this action, and the audit log shows it ran",
-         "读完邮件后，模型调用了 apply_note_update；它的执行器步骤写着 'approval ok'，可并没有人批准这个动作，审计日志显示它执行了"),
+         "读完邮件后，模型调用了 apply_note_update；它的执行器步骤写着“批准 ok”，可并没有人批准这个动作，审计日志显示它执行了"),
         ("identity and scope were fine — alice writing her own notes. What let it through is an approval not "
          "bound to this exact action; the audit log shows which input led to which call",
-         "身份和范围都没问题——alice 在写她自己的笔记。放它通过的，是一个没有绑定到这个确切动作的批准；"
+         "身份和范围都没问题：alice 在写她自己的笔记。放它通过的，是一个没有绑定到这个确切动作的批准；"
          "审计日志显示了哪条输入引出了哪次调用"),
         {"B": ("the model chose the tool the email told it to; the app must not let text in a tool result "
                "authorize a write",

@@ -3,12 +3,16 @@
 Each run goes through the whole course pipeline — the model client (offline model or the real
 endpoint), the `arguments` text, parsing, the MCP `tools/call` over the recorded connection, the
 feedback item and the final answer — and shows eight objects grouped as rule / value / result.
-Every object is marked "changed" or "unchanged" against the previous run.
+Every object is marked "changed" or "unchanged" against one pinned run, the **baseline**: the
+first run, until another is pinned. Comparing with a fixed run, not with whichever ran last, keeps
+each experiment to the one condition it changed.
 
     explorer = Explorer(course)      # the course's model client; its own MCP host, so it counts reads
-    explorer.run(head=20)            # the baseline: every panel says "first run"
+    explorer.run(head=20)            # the baseline: every panel says "baseline"
     explorer.run(head=5).changed     # {'arguments', 'parsed', 'mcp_arguments', 'mcp_result', ...}
-    ExplorerWidget(explorer)         # the same as an ipywidgets 8 interface
+    explorer.run(tail=3)             # compared with the head=20 run again, not with head=5
+    explorer.pin(snapshot)           # compare later runs with this one; explorer.reset(): start over
+    ExplorerWidget(explorer)         # the same as an ipywidgets 8 interface (Run, Pin, Reset)
 
 What the learner reads (labels, statuses, the composed request, the panels' notes) goes through
 `course_lib.lang.say`: English, or 简体中文 in the zh-CN edition. The `status` values, the panel
@@ -22,7 +26,7 @@ import html
 import json
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,14 +68,14 @@ GROUP_TITLES = {"rule": "RULE · the declarations: fixed for the task", "value":
 GROUP_TITLES_ZH = {"rule": "规则 · 声明：任务变了它不变", "value": "值 · 这次调用的输入",
                    "result": "结果 · 真实执行之后才有"}
 GROUP_NAMES_ZH = {"rule": "规则", "value": "值", "result": "结果"}
-STATUS_ZH = {"first run": "首次运行", "changed": "已变化", "unchanged": "未变化", "not run yet": "尚未运行"}
+STATUS_ZH = {"baseline": "基线", "changed": "已变化", "unchanged": "未变化", "not run yet": "尚未运行"}
 """How each `Panel.status` (and the widget's "not run yet") reads in the zh-CN edition."""
 NOT_EXECUTED = "not executed"
 NOT_EXECUTED_ZH = "未执行"
 ARCHIVE_NOTES = "".join(f"Archived note {i}: it lives on the archive server only.\n" for i in range(1, 9))
 _TOKENS = re.compile(r"\s*(?:\w+|[^\w\s])|\s+")  # a word or a sign, with the spaces before it
 _COLORS = {"rule": "#4b5563", "value": "#b45309", "result": "#047857"}
-_BADGES = {"changed": "#fde68a", "unchanged": "#e5e7eb", "first run": "#dbeafe", "not run yet": "#fff"}
+_BADGES = {"changed": "#fde68a", "unchanged": "#e5e7eb", "baseline": "#dbeafe", "not run yet": "#fff"}
 _DEL = '<del style="background:#fecaca;color:#7f1d1d">{}</del>'
 _INS = '<ins style="background:#bbf7d0;text-decoration:none">{}</ins>'
 _ARROW = '<span class="explorer-arrow" style="color:#92400e;font-weight:bold"> → </span>'
@@ -163,7 +167,7 @@ def _json(obj: Any) -> str:
 
 @dataclass(frozen=True)
 class Panel:
-    """One object of one run: its text now, and its text in the previous run (None on the first)."""
+    """One object of one run: its text now, and its text in the baseline run (None: this is the baseline)."""
 
     name: str
     text: str
@@ -171,8 +175,8 @@ class Panel:
 
     @property
     def status(self) -> str:
-        """ "first run", "changed" or "unchanged" (relative to the previous run)."""
-        return "first run" if self.before is None else "unchanged" if self.before == self.text else "changed"
+        """ "baseline", "changed" or "unchanged" (relative to the baseline run)."""
+        return "baseline" if self.before is None else "unchanged" if self.before == self.text else "changed"
 
     def diff_html(self) -> str:
         """The text now as HTML; when changed, each change reads "old → new" (<del>, an arrow, <ins>).
@@ -253,26 +257,39 @@ class Snapshot:
     reads_delta: int
     model_requests: int
     run: int = 1
+    compared_with: int | None = None  # the baseline's run number; None: this run is the baseline
 
     @property
     def changed(self) -> set[str]:
-        """Names of the panels that changed since the previous run."""
+        """Names of the panels that changed since the baseline run."""
         return {name for name, panel in self.panels.items() if panel.status == "changed"}
 
     @property
     def unchanged(self) -> set[str]:
-        """Names of the panels that did not change since the previous run."""
+        """Names of the panels that did not change since the baseline run."""
         return {name for name, panel in self.panels.items() if panel.status == "unchanged"}
 
+    def as_baseline(self) -> Snapshot:
+        """This run as a baseline: the same texts, nothing to compare with (every status "baseline")."""
+        return replace(self, panels={n: Panel(n, p.text) for n, p in self.panels.items()},
+                       ids={n: Panel(n, p.text) for n, p in self.ids.items()}, compared_with=None)  # fmt: skip
+
+    def comparison(self) -> str:
+        """ "the baseline", or "compared with run N" (in the edition's language)."""
+        if self.compared_with is None:
+            return say("the baseline", "基线")
+        return say("compared with run {n}", "与第 {n} 次运行比较", n=self.compared_with)
+
     def header(self) -> str:
-        """Two lines: the request; then the route, both ids, the real reads and the model requests."""
+        """Two lines: the request; then the comparison, the route, both ids, the real reads and the
+        model requests."""
         if say("en", "zh") == "zh":
             ids = " · ".join(f"{name} {p.text}（{status_text(p.status)}）" for name, p in self.ids.items())
-            return (f"第 {self.run} 次运行：{self.request!r}\n{self.route} · {ids} · 真实文件读取 {self.reads}"
-                    f"（{self.reads_delta:+d}） · 模型请求 {self.model_requests}")
+            return (f"第 {self.run} 次运行：{self.request!r}\n{self.comparison()} · {self.route} · {ids} · 真实文件读取 "
+                    f"{self.reads}（{self.reads_delta:+d}） · 模型请求 {self.model_requests}")
         ids = " · ".join(f"{name} {p.text} ({p.status})" for name, p in self.ids.items())
-        return (f"run {self.run}: {self.request!r}\n{self.route} · {ids} · real file reads {self.reads} "
-                f"({self.reads_delta:+d}) · model requests {self.model_requests}")
+        return (f"run {self.run}: {self.request!r}\n{self.comparison()} · {self.route} · {ids} · real file reads "
+                f"{self.reads} ({self.reads_delta:+d}) · model requests {self.model_requests}")
 
     def table(self) -> str:
         """The run as a plain-text table: per panel, what changed or (if nothing did) its value."""
@@ -302,7 +319,11 @@ class Snapshot:
 
 
 class Explorer:
-    """Runs reads through the real pipeline and compares each run with the previous one.
+    """Runs reads through the real pipeline and compares each run with the baseline.
+
+    The baseline is the first run (or the first after `reset()`), until `pin()` makes another run
+    the baseline: every later run is compared with it, so a change shows what one condition did,
+    not what is left over from the runs in between.
 
     It builds its own hosts (`McpHost` + `build_server`), so it holds the `Workspace` objects and
     counts real file reads. With `two_servers`, a second files server over a temporary folder is
@@ -317,6 +338,8 @@ class Explorer:
         self.workspace = Workspace(workspace or workspace_dir())
         self.archive: Workspace | None = None
         self.last: Snapshot | None = None
+        self.baseline: Snapshot | None = None  # what each run is compared with
+        self.runs = 0
         self._hosts: dict[bool, McpHost] = {}
         self._archive_dir: tempfile.TemporaryDirectory[str] | None = None  # removed by close(), or at exit
 
@@ -341,7 +364,8 @@ class Explorer:
     def run(self, request: str | None = None, *, path: str = DEFAULT_PATH, head: int | None = 20,
             tail: int | None = None, server: str = "fs", two_servers: bool = False, outside: bool = False,
             parse_only: bool = False, send_back: bool = True) -> Snapshot:
-        """Run one read for real and return its `Snapshot`, compared with the previous run.
+        """Run one read for real and return its `Snapshot`, compared with the baseline (which this
+        run becomes when there is none yet).
 
         `request` is sent as is; without it the request is composed from path/head/tail (and the
         server, when two are connected). `outside` asks for OUTSIDE_PATH instead of `path`.
@@ -380,15 +404,36 @@ class Explorer:
                          "没有回答：结果从未发回，所以模型没有被再次请求")
                 if not send_back else loop.answer or say("no answer ({reason})", "没有回答（{reason}）", reason=loop.reason)
             )  # fmt: skip
-        before = self.last
+        before = self.baseline
+        self.runs += 1
         self.last = Snapshot(
             request=text,
             panels={n: Panel(n, texts[n], before.panels[n].text if before else None) for n in PANELS},
             ids={n: Panel(n, v, before.ids[n].text if before else None) for n, v in ids.items()},
             route=route, reads=self.reads, reads_delta=self.reads - reads,
-            model_requests=len(self.wire.exchanges) - sent, run=before.run + 1 if before else 1,
+            model_requests=len(self.wire.exchanges) - sent, run=self.runs,
+            compared_with=before.run if before else None,
         )  # fmt: skip
+        if before is None:
+            self.baseline = self.last
         return self.last
+
+    def pin(self, snapshot: Snapshot | None = None) -> Snapshot:
+        """Make `snapshot` (default: the last run) the baseline that later runs are compared with;
+        return it as a baseline (`Snapshot.as_baseline`).
+
+        Raises:
+            ValueError: nothing has run yet.
+        """
+        chosen = snapshot or self.last
+        if chosen is None:
+            raise ValueError(say("nothing to pin yet: run once first", "还没有可以设为基线的运行：先运行一次"))
+        self.baseline = chosen.as_baseline()
+        return self.baseline
+
+    def reset(self) -> None:
+        """Forget the baseline: the next run is a baseline again, with nothing to compare with."""
+        self.baseline = self.last = None
 
     @staticmethod
     def _texts(host: McpHost, call: Any, sent_tools: list[dict[str, Any]],
@@ -457,11 +502,15 @@ def _panel_html(name: str, panel: Panel | None) -> str:
 
 
 class ExplorerWidget(widgets.VBox):
-    """The explorer as an ipywidgets 8 interface: inputs, toggles, a Run button and the panels.
+    """The explorer as an ipywidgets 8 interface: inputs, toggles, Run / Pin / Reset and the panels.
+
+    **Run** runs the inputs and compares with the baseline; **Pin** makes the run on show the
+    baseline; **Reset** puts every input back to its default and runs once, a fresh baseline.
 
     Stable DOM hooks (the browser test uses them): the container has class `explorer`; each panel
     `explorer-panel-<name>`, with its status text in `.explorer-status`; each input
-    `explorer-input-<name>`; the button `explorer-run`; the run summary `explorer-summary`.
+    `explorer-input-<name>`; the buttons `explorer-run`, `explorer-pin` and `explorer-reset`; the
+    run summary `explorer-summary`; the line naming the baseline `explorer-baseline`.
     """
 
     DEFAULTS = {"request": "", "path": DEFAULT_PATH, "head": 20, "tail": 0, "server": "fs"}  # the rest: False
@@ -489,16 +538,29 @@ class ExplorerWidget(widgets.VBox):
         self.button = widgets.Button(description=say("Run", "运行"), button_style="primary", icon="play")
         self.button.add_class("explorer-run")
         self.button.on_click(self._clicked)
+        self.pin_button = widgets.Button(description=say("Pin as baseline", "设为基线"), icon="thumb-tack", disabled=True,
+                                         tooltip=say("compare the next runs with the run on show",
+                                                     "之后的运行都与当前显示的这次比较"))  # fmt: skip
+        self.pin_button.add_class("explorer-pin")
+        self.pin_button.on_click(lambda _: self._safely(self.pin))
+        self.reset_button = widgets.Button(description=say("Reset", "重置"), icon="undo",
+                                           tooltip=say("every input back to its default, then one run: a fresh baseline",
+                                                       "所有输入恢复默认值，再运行一次：新的基线"))  # fmt: skip
+        self.reset_button.add_class("explorer-reset")
+        self.reset_button.on_click(lambda _: self._safely(self.reset))
         self.summary = widgets.HTML(status_text("not run yet")).add_class("explorer-summary")
+        self.baseline_line = widgets.HTML().add_class("explorer-baseline")
         self.panels = {n: widgets.HTML(_panel_html(n, None)).add_class(f"explorer-panel-{n}") for n in PANELS}
         columns = [widgets.VBox([widgets.HTML(f'<div style="font-weight:bold;color:{_COLORS[g]};border-bottom:2px '
                                               f'solid {_COLORS[g]}">{say(GROUP_TITLES[g], GROUP_TITLES_ZH[g])}</div>'),
                                  *(self.panels[n] for n in names)], layout=widgets.Layout(width="33%"))
                    for g, names in GROUPS.items()]  # fmt: skip
         toggles = [self.inputs[n] for n in ("parse_only", "dont_send_back", "outside", "two_servers")]
+        buttons = widgets.HBox([self.button, self.pin_button, self.reset_button, self.baseline_line])
         super().__init__([self.inputs["request"], widgets.HBox([self.inputs[n] for n in ("path", "head", "tail", "server")]),
-                          widgets.HBox([*toggles, self.button]), self.summary, widgets.HBox(columns)], **kwargs)
+                          widgets.HBox(toggles), buttons, self.summary, widgets.HBox(columns)], **kwargs)
         self.add_class("explorer")
+        self._show_baseline()
 
     def values(self) -> dict[str, Any]:
         """The inputs as `Explorer.run` keyword arguments (0 and "" mean "not set")."""
@@ -514,19 +576,62 @@ class ExplorerWidget(widgets.VBox):
         Raises:
             ValueError: see `Explorer.run` (the button shows the message instead).
         """
-        snap = self.snapshot = self.explorer.run(**self.values())
+        snap = self.explorer.run(**self.values())
+        self._show(snap)
+        return snap
+
+    def _show(self, snap: Snapshot) -> None:
+        """Show `snap` in the panels, then in the summary (last: a page that sees the new summary
+        sees the new panels too)."""
+        self.snapshot = snap
+        for name, widget in self.panels.items():
+            widget.value = _panel_html(name, snap.panels[name])
         ids = "".join(f" · {n.replace('mcp_id', 'MCP id')} <code>{html.escape(p.text)}</code> <span style='"
                       f"background:{_BADGES[p.status]};padding:0 5px'>{status_text(p.status)}</span>"
                       for n, p in snap.ids.items())  # fmt: skip
         self.summary.value = say(
-            "<b>run {run}</b>: {request}<br>{route}{ids} · real file reads <b>{reads}</b> ({delta}) · model requests {asked}",
-            "<b>第 {run} 次运行</b>：{request}<br>{route}{ids} · 真实文件读取 <b>{reads}</b>（{delta}） · 模型请求 {asked}",
-            run=snap.run, request=html.escape(snap.request), route=html.escape(snap.route), ids=ids, reads=snap.reads,
-            delta=f"{snap.reads_delta:+d}", asked=snap.model_requests,
+            "<b>run {run}</b>: {request}<br>{comparison} · {route}{ids} · real file reads <b>{reads}</b> ({delta}) · "
+            "model requests {asked}",
+            "<b>第 {run} 次运行</b>：{request}<br>{comparison} · {route}{ids} · 真实文件读取 <b>{reads}</b>（{delta}） · "
+            "模型请求 {asked}",
+            run=snap.run, request=html.escape(snap.request), comparison=html.escape(snap.comparison()),
+            route=html.escape(snap.route), ids=ids, reads=snap.reads, delta=f"{snap.reads_delta:+d}",
+            asked=snap.model_requests,
         )  # fmt: skip
-        for name, widget in self.panels.items():
-            widget.value = _panel_html(name, snap.panels[name])
-        return snap
+        self._show_baseline()
+
+    def _show_baseline(self) -> None:
+        """Name the baseline beside the buttons; Pin is off when the run on show already is it."""
+        base = self.explorer.baseline
+        self.baseline_line.value = (
+            say("no baseline yet: the next run becomes it", "还没有基线：下一次运行就是基线") if base is None
+            else say("baseline: run {n}, {request}", "基线：第 {n} 次运行，{request}", n=base.run,
+                     request=html.escape(_short(base.request, 50)))
+        )  # fmt: skip
+        self.pin_button.disabled = self.snapshot is None or (base is not None and base.run == self.snapshot.run)
+
+    def pin(self, snapshot: Snapshot | None = None) -> Snapshot:
+        """Make `snapshot` (default: the run on show) the baseline, as the Pin button does; the run
+        on show, once pinned, shows as the baseline. Returns the baseline.
+
+        `ui.pin(earlier)` in a cell states what its run is compared with, whatever was pinned or
+        reset in the widget before it.
+
+        Raises:
+            ValueError: nothing has run yet.
+        """
+        pinned = self.explorer.pin(snapshot or self.snapshot)
+        if self.snapshot is not None and self.snapshot.run == pinned.run:
+            self._show(pinned)
+        self._show_baseline()
+        return pinned
+
+    def reset(self) -> Snapshot:
+        """Put every input back to its default, forget the baseline and run once: that run is the
+        new baseline (what the Reset button does)."""
+        self.set()
+        self.explorer.reset()
+        return self.run()
 
     def set(self, **values: Any) -> None:
         """Put every input at its default, then the given ones at `values` (nothing runs).
@@ -544,14 +649,12 @@ class ExplorerWidget(widgets.VBox):
         for name, control in self.inputs.items():
             control.value = values.get(name, self.DEFAULTS.get(name, False))
 
-    def reset(self) -> Snapshot:
-        """Put every input back to its default and run once: the baseline for the next change."""
-        self.set()
-        return self.run()
-
     def _clicked(self, _button: widgets.Button) -> None:
+        self._safely(self.run)
+
+    def _safely(self, action: Any) -> None:
         try:
-            self.run()
+            action()
         except Exception as error:  # a widget callback has nowhere else to report to
             self.summary.value = f"<b style='color:#b91c1c'>✗ {type(error).__name__}: {html.escape(str(error))}</b>"
 

@@ -5,9 +5,13 @@
     deck.reveal(); deck.mark("shaky")      # what the buttons do, callable from code
     deck.progress.summary()  # "1 of 18 reviewed: 0 got it, 1 shaky, 0 missed"
 
-Each card has the question, a 30-second answer, a 2-minute answer where the source has one
+Each card has the question, how long to answer it aloud (30 seconds; 2 minutes for questions 2 and
+3, as the source asks them), a short answer, a 2-minute answer where the source has one
 (questions 1–3), a "more" section (follow-ups, a boundary, an example from the course), and
 pointers to where the course demonstrates it: a notebook section and `course_lib` code.
+
+A card is marked (got it / shaky / missed) only after its answer was revealed: the mark buttons
+stay disabled until Reveal, and `mark()` refuses a hidden card.
 
 Where widgets cannot render (GitHub, a terminal, a stored nbval run) the deck still shows
 readable text: `deck.text()` is also the `text/plain` part of what Jupyter stores.
@@ -76,13 +80,26 @@ class Card:
     more: tuple[str, ...]
     see: tuple[Pointer, ...]
     code: tuple[str, ...]  # dotted names: module.function or module.Class.method
+    seconds: int = 30  # how long to answer aloud: 120 for the source's two-minute questions
+
+    def time_text(self) -> str:
+        """How long to answer aloud, e.g. "about 30 seconds" (约 30 秒)."""
+        if self.seconds % 60 == 0:
+            return say("about {n} minutes", "约 {n} 分钟", n=self.seconds // 60)
+        return say("about {n} seconds", "约 {n} 秒", n=self.seconds)
+
+    def short_label(self) -> str:
+        """The short answer's title: "30-second answer" on a 30-second card, "In short" on a longer one."""
+        if self.seconds == 30:
+            return say("30-second answer", "30 秒回答")
+        return say("In short", "简短回答")
 
     def text(self, *, reveal: bool = True) -> str:
         """The card as plain text; with `reveal=False` only the question."""
         lines = [f"Q{self.number}. {self.question}", say("    ({source})", "    （{source}）", source=self.source)]
         if not reveal:
             return "\n".join(lines)
-        lines += ["", say("30-second answer:", "30 秒回答："), *_wrap(self.short)]
+        lines += ["", self.short_label() + say(":", "："), *_wrap(self.short)]
         if self.long:
             lines += ["", say("2-minute answer:", "2 分钟回答："),
                       *(line for part in self.long.split("\n\n") for line in [*_wrap(part), ""])]  # fmt: skip
@@ -147,7 +164,7 @@ def load_cards(path: Path | None = None, *, lang: str | None = None) -> list[Car
     raw = json.loads((path or cards_path()).read_text(encoding="utf-8"))
     cards = [
         Card(c["number"], c["question"], c["source"], c["short"], c.get("long"), tuple(c["more"]),
-             tuple(Pointer(p["notebook"], p["section"]) for p in c["see"]), tuple(c["code"]))
+             tuple(Pointer(p["notebook"], p["section"]) for p in c["see"]), tuple(c["code"]), c.get("seconds", 30))
         for c in raw["cards"]
     ]  # fmt: skip
     if [card.number for card in cards] != list(range(1, len(cards) + 1)):
@@ -185,7 +202,8 @@ def _has_chinese(text: str) -> bool:
 def _in_chinese(card: Card, zh: dict[str, Any]) -> Card:
     question = zh.get("question") or card.source
     source = zh.get("source") or f"原文高频面试题第 {card.number} 题"
-    return Card(card.number, question, source, zh["short"], zh.get("long"), tuple(zh["more"]), card.see, card.code)
+    return Card(card.number, question, source, zh["short"], zh.get("long"), tuple(zh["more"]), card.see, card.code,
+                card.seconds)
 
 
 def twin_section(notebook: str, section: str) -> str | None:
@@ -298,6 +316,8 @@ class CardDeck(TextFallback):
 
     Buttons and methods do the same thing: `reveal()` / `hide()`, `mark(verdict)` (records it and,
     by default, moves to the next card with the answer hidden), `next()`, `previous()`, `show(n)`.
+    A card is marked only once its answer is shown: until Reveal the mark buttons are disabled
+    and `mark()` raises.
     `numbers` limits the deck to some cards (e.g. `progress.to_review()`), in that order.
     """
 
@@ -336,8 +356,12 @@ class CardDeck(TextFallback):
         """Mark the card on show, then (by default) go to the next one with its answer hidden.
 
         Raises:
-            ValueError: unknown verdict.
+            ValueError: the answer is still hidden (say yours aloud, reveal, then mark), or an
+                unknown verdict.
         """
+        if not self.revealed:
+            raise ValueError(say("card {n}: reveal the answer before you mark it (say yours aloud first)",
+                                 "第 {n} 题：先显示答案，再给自己打分（先大声说出你的回答）", n=self.card.number))
         self.progress.mark(self.card.number, verdict)
         if advance and self.position < len(self.cards) - 1:
             self.position += 1
@@ -382,6 +406,8 @@ class CardDeck(TextFallback):
         if not self.revealed:
             lines.append(say("[ Reveal ]", "[ 显示答案 ]"))
         marks = say("mark: [ Got it ]  [ Shaky ]  [ Missed ]", "自评：[ 答对了 ]  [ 不太稳 ]  [ 没答上 ]")
+        if not self.revealed:
+            marks += say("   (after Reveal)", "   （显示答案之后）")
         lines.append(marks + (say("   (marked: {v})", "   （已标记：{v}）", v=_verdict(verdict)) if verdict else ""))
         lines.append(say("progress: {summary}", "进度：{summary}", summary=self.progress.summary()))
         return "\n".join(lines)
@@ -417,12 +443,15 @@ class CardDeck(TextFallback):
         card = self.card
         self._header.value = say("<b>Card {n} of {total}</b> · question {q}", "<b>第 {n} 张，共 {total} 张</b> · 第 {q} 题",
                                  n=self.position + 1, total=len(self.cards), q=card.number)  # fmt: skip
-        hint = say("Answer aloud first (about 30 seconds), then reveal.", "先大声作答（约 30 秒），再显示答案。")
+        hint = say("Answer aloud first ({time}), then reveal.", "先大声作答（{time}），再显示答案。", time=card.time_text())
         self._question.value = (f"<h4 style='margin:4px 0'>{html.escape(card.question)}</h4>"
                                 f"<span style='color:#6b7280'>{html.escape(card.source)}</span>"
                                 + ("" if self.revealed else f"<p><i>{hint}</i></p>"))  # fmt: skip
         self._answer.value = _answer_html(card) if self.revealed else ""
         self.reveal_button.description = say("Hide answer", "隐藏答案") if self.revealed else say("Reveal", "显示答案")
+        for button in self.mark_buttons.values():  # a mark is for an answer compared with the card's
+            button.disabled = not self.revealed
+            button.tooltip = "" if self.revealed else say("reveal the answer first", "先显示答案")
         self.previous_button.disabled = self.position == 0
         self.next_button.disabled = self.position == len(self.cards) - 1
         verdict = self.progress.marks.get(card.number)
@@ -435,7 +464,7 @@ def _verdict(verdict: str) -> str:
 
 
 def _answer_html(card: Card) -> str:
-    parts = [say("<p><b>30-second answer.</b> ", "<p><b>30 秒回答。</b>") + f"{html.escape(card.short)}</p>"]
+    parts = [f"<p><b>{html.escape(card.short_label())}{say('.', '。')}</b>{say(' ', '')}{html.escape(card.short)}</p>"]
     if card.long:
         paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in card.long.split("\n\n"))
         summary = say("2-minute answer", "2 分钟回答")

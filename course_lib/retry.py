@@ -11,8 +11,11 @@ The model can repeat itself too: `repeated_call_key` names a call by its tool an
 arguments, so a loop can stop a model that sends the *same* failed call again (`guarded_loop`'s
 `tool_budget`) without stopping one that tries something different after a failure.
 
-The jitter comes from a seeded `random.Random`, so a notebook shows the same delays every run;
-`sleep` is injectable so tests and notebooks need not wait for real.
+Each wait is drawn at random below a capped exponential ceiling ("full jitter", as in the AWS
+Architecture Blog's "Exponential Backoff And Jitter"), from fresh randomness on every call: clients
+that failed together come back at different times. `RetryPolicy(seed=...)` makes the waits repeat
+exactly, for a demo, a test or a stored notebook output only (every client with the same seed
+waits the same: lockstep). `sleep` is injectable so tests and notebooks need not wait for real.
 """
 
 from __future__ import annotations
@@ -30,21 +33,48 @@ from course_lib.lang import say
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often and how patiently to retry. Delay n = min(max_delay, base_delay · factor^(n-1)),
-    then spread by ±jitter (a fraction of the delay)."""
+    """How often and how patiently to retry, and how the waits are spread.
+
+    The ceiling of retry n's wait is min(max_delay, base_delay · factor^(n-1)); the wait itself is
+    drawn uniformly from [ceiling · (1 − jitter), ceiling]. `jitter=1` (the default) is full
+    jitter, uniform(0, ceiling): what production uses. `jitter=0.5` keeps at least half of each
+    wait ("equal jitter"); `jitter=0` removes the randomness (every client in step: avoid).
+
+    `seed=None` (the default) draws fresh randomness on every `execute_with_retries` call, as
+    production must. A seed gives the same waits every run: only for a demo, a test or a stored
+    notebook output, never for clients in production, which would all wait alike.
+
+    Raises:
+        ValueError: `jitter` outside 0–1, or a negative delay, factor or budget.
+    """
 
     max_attempts: int = 3
     base_delay: float = 0.2
     factor: float = 2.0
     max_delay: float = 2.0
-    jitter: float = 0.5
+    jitter: float = 1.0  # the share of each wait drawn at random: 1 = full jitter
     budget: float = 5.0  # seconds of waiting allowed in total
-    seed: int | None = 0
+    seed: int | None = None  # None: fresh randomness (production); a number: the same waits (demo only)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.jitter <= 1:
+            raise ValueError(say("jitter is the share of each wait drawn at random, from 0 (none) to 1 (full "
+                                 "jitter); got {jitter!r}",
+                                 "jitter 是每次等待中随机抽取的比例，从 0（不抖动）到 1（完全抖动）；你给的是 {jitter!r}",
+                                 jitter=self.jitter))  # fmt: skip
+        if min(self.base_delay, self.factor, self.max_delay, self.budget) < 0:
+            raise ValueError(say("base_delay, factor, max_delay and budget cannot be negative",
+                                 "base_delay、factor、max_delay 和 budget 都不能是负数"))
+
+    def ceiling(self, retry_number: int) -> float:
+        """The most retry number `retry_number` (1 for the first retry) may wait: the capped
+        exponential delay, before jitter."""
+        return min(self.max_delay, self.base_delay * self.factor ** (retry_number - 1))
 
     def delay(self, retry_number: int, rng: random.Random) -> float:
-        """The wait before retry number `retry_number` (1 for the first retry)."""
-        plain = min(self.max_delay, self.base_delay * self.factor ** (retry_number - 1))
-        return round(plain * (1 + self.jitter * rng.uniform(-1, 1)), 3)
+        """The wait before retry number `retry_number`, drawn from `rng` below its `ceiling`."""
+        top = self.ceiling(retry_number)
+        return round(rng.uniform(top * (1 - self.jitter), top), 3)
 
 
 @dataclass(frozen=True)
@@ -98,8 +128,10 @@ async def execute_with_retries(
     policy: RetryPolicy = RetryPolicy(),
     sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
 ) -> RetryOutcome:
-    """Execute a call, retrying only when `retry_verdict` allows and the policy has budget left."""
-    rng = random.Random(policy.seed)
+    """Execute a call, retrying only when `retry_verdict` allows and the policy has budget left.
+
+    The waits come from `random.Random(policy.seed)`: fresh randomness when the seed is None."""
+    rng = random.Random(policy.seed)  # seed None: seeded from the OS, different on every call
     waited_total, wait = 0.0, 0.0
     outcome: RetryOutcome | None = None
     for number in range(1, policy.max_attempts + 1):

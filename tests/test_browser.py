@@ -2,7 +2,9 @@
 
 The test starts JupyterLab on a free loopback port over a temporary copy of notebook 08, runs
 every cell, changes `head` from 20 to 5 in the rendered widget (the real <input>), presses Run,
-and reads the panels' status texts from the page. A screenshot of the explorer is saved to
+and reads the panels' status texts from the page. Then it presses Pin (the head-5 run becomes the
+baseline), runs head 3 (compared with head 5, not with the run before the pin), and presses Reset
+(every input back to its default, one fresh baseline run). A screenshot of the explorer is saved to
 `test-artifacts/explorer.png`. The same test runs the 简体中文 twin (`notebooks/zh-CN/`, where the
 kernel speaks Chinese) and reads the Chinese labels (`test-artifacts/explorer-zh-CN.png`).
 
@@ -43,12 +45,14 @@ EDITIONS = {  # what each edition's page says: folder, requests, statuses, the r
     "en": {"folder": "notebooks", "baseline": BASELINE, "after": "Show the first 5 lines of /workspace/notes.txt",
            "unchanged": "unchanged", "changed": "changed", "run": r"run (\d+)", "run_js": "`run ${n}:`",
            "removed": "'20' → '5', removed ", "removal": "removed", "more_reads": "(+1)", "screenshot": SCREENSHOT,
-           "edition": "en", "file_menu": "File"},
+           "edition": "en", "file_menu": "File", "baseline_status": "baseline", "compared": "compared with run {n}",
+           "pinned": "baseline: run {n}", "the_baseline": "the baseline"},
     "zh-CN": {"folder": "notebooks/zh-CN", "baseline": "显示 /workspace/notes.txt 的前 20 行",
               "after": "显示 /workspace/notes.txt 的前 5 行", "unchanged": "未变化", "changed": "已变化",
               "run": r"第 (\d+) 次运行", "run_js": "`第 ${n} 次运行`", "removed": "'20' → '5'，删除了 ",
               "removal": "删除了", "more_reads": "（+1）", "screenshot": SCREENSHOT.with_name("explorer-zh-CN.png"),
-              "edition": "zh-CN", "file_menu": "文件"},
+              "edition": "zh-CN", "file_menu": "文件", "baseline_status": "基线", "compared": "与第 {n} 次运行比较",
+              "pinned": "基线：第 {n} 次运行", "the_baseline": "基线 · "},
 }  # fmt: skip
 STARTUP_SECONDS = 90
 STEP_MS = 120_000  # any single browser step (run all cells is the longest)
@@ -159,6 +163,14 @@ def _run_number(explorer, edition: dict[str, Any]) -> int:
     return int(re.search(edition["run"], explorer.locator(".explorer-summary").inner_text()).group(1))
 
 
+def _wait_for_text(page, selector: str, text: str) -> None:
+    """Wait until the last explorer's element `selector` shows `text` (the kernel answers asynchronously)."""
+    page.wait_for_function(
+        "([sel, text]) => [...document.querySelectorAll('.explorer')].at(-1).querySelector(sel)?.innerText.includes(text)",
+        arg=[selector, text],
+    )  # fmt: skip
+
+
 def _fonts_drawing(page, selector: str) -> list[dict[str, Any]]:
     """The fonts Chromium really used to draw the text of the last element matching `selector`
     (DevTools protocol: CSS.getPlatformFontsForNode): [{familyName, glyphCount, …}]."""
@@ -236,6 +248,26 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
             summary = explorer.locator(".explorer-summary").inner_text()
             fonts = _fonts_drawing(page, ".explorer .explorer-summary")
             menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+            pin_before_click = explorer.locator("button.explorer-pin").is_disabled()
+            # Pin: the head-5 run on show becomes the baseline; the next run is compared with it.
+            explorer.locator("button.explorer-pin").click()
+            _wait_for_text(page, ".explorer-baseline", edition["pinned"].format(n=before + 1))
+            pinned_statuses = _statuses(explorer)
+            pin_after_click = explorer.locator("button.explorer-pin").is_disabled()
+            head.fill("3")
+            head.press("Tab")
+            explorer.locator("button.explorer-run").click()
+            _wait_for_text(page, ".explorer-summary", edition["compared"].format(n=before + 1))
+            after_pin = {name: explorer.locator(f".explorer-panel-{name} .explorer-change").inner_text()
+                         for name in ("arguments", "mcp_arguments")}  # fmt: skip
+            # Reset: every input back to its default and one run, the new baseline.
+            explorer.locator("button.explorer-reset").click()
+            _wait_for_text(page, ".explorer-summary", edition["the_baseline"])
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.explorer')].at(-1).querySelector('.explorer-input-head input').value === '20'")
+            reset_statuses = _statuses(explorer)
+            reset_summary = explorer.locator(".explorer-summary").inner_text()
+            reset_run = _run_number(explorer, edition)
         finally:
             browser.close()
     assert {statuses[name] for name in GROUPS["rule"]} == {edition["unchanged"]}, statuses
@@ -248,6 +280,12 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
     assert edition["after"] in summary
     assert edition["more_reads"] in summary  # one more real file read
     assert menus and menus[0].strip() == edition["file_menu"], menus  # JupyterLab's own menus, in the edition's language
+    # Pin and Reset, clicked in the page
+    assert not pin_before_click and pin_after_click  # Pin is on for a run that is not the baseline, off once pinned
+    assert set(pinned_statuses.values()) == {edition["baseline_status"]}, pinned_statuses
+    assert after_pin == {"arguments": "'5' → '3'", "mcp_arguments": "'5' → '3'"}, after_pin  # not '20' → '3'
+    assert set(reset_statuses.values()) == {edition["baseline_status"]}, reset_statuses
+    assert edition["baseline"] in reset_summary and reset_run == before + 3
     if edition["folder"].endswith("zh-CN"):  # the Chinese is drawn as Chinese, not as empty boxes
         chinese = _chinese_font_families()
         assert chinese, "no font with Chinese glyphs is installed: apt-get install fonts-wqy-microhei (.ci/run does)"

@@ -7,6 +7,7 @@ import pytest
 
 from course_lib import drills
 from course_lib.failure_table import DIAGNOSIS_ROWS, ROWS, show_diagnosis_table
+from course_lib.lang import display_width
 
 
 @pytest.fixture(autouse=True)
@@ -157,14 +158,48 @@ def test_a_chinese_trace_opens_with_the_chinese_report_and_chinese_labels(zh, ca
     drills.show_broken_trace(trace)
     out = capsys.readouterr().out
     assert out.startswith("报告：用户说：")
-    assert "── 请求 2（应用 → 模型）· tools: fs__read_text_file" in out and "── 响应 1（模型 → 应用）" in out
+    assert "── 请求 2（应用 → 模型）· 工具：fs__read_text_file" in out and "── 响应 1（模型 → 应用）" in out
+    assert "    工具 fs__read_text_file：strict: false 描述 'Read a UTF-8 text file" in out  # labels Chinese, values as sent
     assert "MCP id 3，服务器 fs：tools/call read_text_file" in out and "……（还有 " in out
     assert "function_call_output" in out and "Show the first 2 lines" in out  # the recorded request, as sent
     assert "request" not in out.replace("requests", "") and "more lines" not in out and "on server" not in out
+    assert "tools:" not in out and " description " not in out
     drills.show_broken_trace(drills.load_broken_trace("blind_retry"))
     out = capsys.readouterr().out
-    assert "── 工具调用 call_save_gap：" in out and "   执行器 trace-0001：allowlist ok" in out
+    assert "── 工具调用 call_save_gap：" in out and "   执行器 trace-0001：允许列表 ok → 解析 ok" in out
+    assert "批准 ok → 执行 TIMEOUT" in out and "allowlist" not in out  # the step names are the glossary's
     assert "── 运行之后：已保存的学习薄弱点" in out and "   结果：" in out
+    assert "trace-0001 call_save_gap save_learning_gap: timed out after 0.25s" in out  # the server's log line, as logged
+
+
+def test_the_audit_log_of_a_trace_has_chinese_headers_and_details_and_its_records_as_recorded(zh, capsys):
+    drills.show_broken_trace(drills.load_broken_trace("injection"))
+    out = capsys.readouterr().out
+    header, record = out.split("── 运行之后：审计日志\n")[1].splitlines()[:2]
+    assert header.split() == ["时间", "谁", "工具", "动作", "目标", "结果", "详情"]
+    assert record.split() == ["2026-01-01T09:00:00Z", "alice", "apply_note_update", "act_473b6f7ea383c6ce",
+                              "/workspace/notes.txt", "ok", "trace-0002", "已执行"]  # fmt: skip
+    assert display_width(header[: header.index("详情")]) == record.index("trace-0002")  # columns line up, CJK counts two
+    assert "执行器 trace-0002：允许列表 ok → 解析 ok → schema ok → 权限 ok → 批准 ok" in out  # what the evidence quotes
+    assert "批准 ok" in drills.ANSWERS["injection"].evidence
+
+
+def test_the_english_trace_keeps_its_labels(capsys):
+    drills.show_broken_trace(drills.load_broken_trace("injection"))
+    out = capsys.readouterr().out
+    assert "── request 1 (app → model) · tools: fs__read_text_file, preview_note_update" in out
+    assert "    tool fs__read_text_file: strict: true description 'Read a UTF-8" in out
+    assert "executor trace-0002: allowlist ok → parse ok → schema ok → permission ok → approval ok" in out
+    assert "   when                  who    tool" in out and "trace-0002 executed" in out
+
+
+def test_the_chinese_explanations_write_no_double_dashes(zh):
+    """The zh-CN edition's style (notebooks 00–05): commas, colons, parentheses, not "——"."""
+    for name, answer in drills.ANSWERS.items():
+        assert not [t for t in (answer.evidence, answer.why_first, *answer.confusions.values()) if "——" in t], name
+    assert not [name for name, (_, chinese) in drills.REPORTS.items() if "——" in chinese]
+    assert drills.ANSWERS["invented_answer"].check_label == "call trace（调用轨迹）"
+    assert drills.ANSWERS["result_not_sent"].check_label == "full context（完整上下文）"
 
 
 def test_a_reworded_report_shows_in_english_rather_than_a_stale_translation(zh, monkeypatch):

@@ -24,7 +24,8 @@ def explorer(monkeypatch: pytest.MonkeyPatch) -> Iterator[Explorer]:
 
 def test_first_run_has_nothing_to_compare_with(explorer):
     snap = explorer.run(head=20)
-    assert {panel.status for panel in snap.panels.values()} == {"first run"}
+    assert {panel.status for panel in snap.panels.values()} == {"baseline"}
+    assert snap.compared_with is None and explorer.baseline is snap
     assert snap.request == "Show the first 20 lines of /workspace/notes.txt"
     assert (snap.reads, snap.reads_delta, snap.model_requests) == (1, 1, 2)
     assert json.loads(snap.panels["arguments"].text) == {"path": "/workspace/notes.txt", "head": 20}
@@ -103,6 +104,46 @@ def test_two_servers_same_tool_name_route_by_alias(explorer):
     assert "Archived note 1" in snap.panels["mcp_result"].text
     assert snap.ids["mcp_id"].text.endswith("on arch")
     assert explorer.archive is not None and explorer.archive.reads == 1
+
+
+# ---- the baseline: every run is compared with one pinned run, never with whatever ran last ------------
+
+
+def test_every_run_is_compared_with_the_baseline_not_with_the_previous_run(explorer):
+    first = explorer.run(head=20)
+    explorer.run(head=5)
+    snap = explorer.run(head=20)  # the same as the baseline: nothing left over from the head=5 run
+    assert (snap.run, snap.compared_with) == (3, 1)
+    assert snap.unchanged >= RULES | VALUES | {"mcp_result", "answer"}, snap.changed
+    # the feedback may differ only by its call_id (a new response may mint a new one), never by the result
+    feedback, base = (json.loads(s.panels["function_call_output"].text) for s in (snap, first))
+    assert feedback["output"] == base["output"] and feedback["call_id"] == snap.ids["call_id"].text
+    assert snap.panels["arguments"].before == first.panels["arguments"].text
+    assert snap.header().splitlines()[1].startswith("compared with run 1 · model called fs__read_text_file")
+
+
+def test_pin_makes_another_run_the_baseline(explorer):
+    with pytest.raises(ValueError, match="nothing to pin yet"):
+        explorer.pin()
+    explorer.run(head=20)
+    head5 = explorer.run(head=5)
+    pinned = explorer.pin(head5)
+    assert pinned.run == 2 and {p.status for p in pinned.panels.values()} == {"baseline"}
+    snap = explorer.run(head=5, parse_only=True)
+    assert snap.compared_with == 2
+    assert snap.unchanged == RULES | {"arguments", "parsed"} and snap.changed == {"mcp_arguments"} | RESULTS
+    assert explorer.pin().run == 3 and explorer.run(head=5, parse_only=True).unchanged == set(PANELS)
+
+
+def test_reset_forgets_the_baseline_and_the_next_run_is_a_new_one(explorer):
+    explorer.run(head=20)
+    explorer.run(head=5)
+    explorer.reset()
+    assert explorer.baseline is None and explorer.last is None
+    snap = explorer.run(head=3)
+    assert (snap.run, snap.compared_with) == (3, None) and {p.status for p in snap.panels.values()} == {"baseline"}
+    assert explorer.run(head=4).compared_with == 3
+    assert snap.header().splitlines()[1].startswith("the baseline · ")
 
 
 def test_refused_inputs(explorer):
@@ -186,8 +227,41 @@ def test_widget_run_button_refreshes_every_panel(explorer):
         assert 'class="explorer-status"' in ui.panels[name].value
         assert f">{status}</span>" in ui.panels[name].value, name
         assert f"explorer-panel-{name}" in ui.panels[name]._dom_classes
-    assert "run 2" in ui.summary.value and "(+1)" in ui.summary.value
+    assert "run 2" in ui.summary.value and "(+1)" in ui.summary.value and "compared with run 1" in ui.summary.value
     assert ui._repr_mimebundle_()["text/plain"].startswith("ExplorerWidget")
+
+
+def test_widget_pin_button_pins_the_run_on_show(explorer):
+    ui = ExplorerWidget(explorer)
+    assert ui.pin_button.disabled and "no baseline yet" in ui.baseline_line.value  # nothing to pin yet
+    ui.button.click()
+    assert ui.pin_button.disabled and "baseline: run 1" in ui.baseline_line.value  # the run on show is the baseline
+    ui.set(head=5)
+    ui.button.click()
+    assert not ui.pin_button.disabled and ui.snapshot.compared_with == 1
+    ui.pin_button.click()
+    assert ui.pin_button.disabled and "baseline: run 2" in ui.baseline_line.value
+    assert ui.snapshot.compared_with is None and ">baseline</span>" in ui.panels["answer"].value  # shown as the baseline
+    ui.set(head=5, tail=0, parse_only=True)
+    ui.button.click()
+    assert ui.snapshot.compared_with == 2 and ui.snapshot.changed == {"mcp_arguments"} | RESULTS  # only parse-only's effect
+    for name in ("explorer-run", "explorer-pin", "explorer-reset"):
+        assert name in {c for b in (ui.button, ui.pin_button, ui.reset_button) for c in b._dom_classes}
+
+
+def test_widget_reset_button_restores_the_defaults_and_makes_a_fresh_baseline(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.set(head=5, outside=True)
+    ui.button.click()
+    ui.inputs["tail"].value = 3  # a refused combination left in the inputs: Reset must not care
+    ui.reset_button.click()
+    assert ui.values()["head"] == 20 and ui.values()["tail"] is None and not ui.values()["outside"]
+    assert (ui.snapshot.run, ui.snapshot.compared_with) == (2, None)
+    assert {p.status for p in ui.snapshot.panels.values()} == {"baseline"} and "baseline: run 2" in ui.baseline_line.value
+    assert ui.snapshot.request == "Show the first 20 lines of /workspace/notes.txt"
+    ui.set(tail=2, head=0)
+    ui.button.click()
+    assert ui.snapshot.compared_with == 2 and ui.snapshot.unchanged == RULES
 
 
 def test_widget_toggles_map_to_run_options(explorer):
@@ -279,13 +353,18 @@ def test_chinese_widget_labels_statuses_and_fallback(zh, explorer):
     assert ui.inputs["dont_send_back"].description == "不把结果发回"
     assert ui.inputs["outside"].description == "工作区之外的路径"
     assert ui.inputs["two_servers"].description == "两个服务器，同一个工具名"
+    assert (ui.pin_button.description, ui.reset_button.description) == ("设为基线", "重置")
+    assert ui.baseline_line.value == "还没有基线：下一次运行就是基线"
     assert "规则 · 声明" in ui.children[-1].children[0].children[0].value
     ui.run()
     ui.set(head=5)
     ui.button.click()
     assert ">最终回答</b>" in ui.panels["answer"].value and ">已变化</span>" in ui.panels["answer"].value
     assert ">未变化</span>" in ui.panels["parameters"].value
-    assert ui.summary.value.startswith("<b>第 2 次运行</b>：显示 /workspace/notes.txt 的前 5 行<br>")
+    assert ui.summary.value.startswith("<b>第 2 次运行</b>：显示 /workspace/notes.txt 的前 5 行<br>与第 1 次运行比较 · ")
+    assert ui.baseline_line.value == "基线：第 1 次运行，显示 /workspace/notes.txt 的前 20 行"
+    ui.pin()
+    assert ">基线</span>" in ui.panels["answer"].value and ui.summary.value.split("<br>")[1].startswith("基线 · ")
     assert "真实文件读取 <b>2</b>（+1） · 模型请求 2" in ui.summary.value
     assert ui._repr_mimebundle_()["text/plain"].startswith("ExplorerWidget（在运行中的 Jupyter 内核里可以交互")
     ui.set(head=3, tail=3)
@@ -296,10 +375,10 @@ def test_chinese_widget_labels_statuses_and_fallback(zh, explorer):
 def test_the_english_summary_is_unchanged(explorer):
     ui = ExplorerWidget(explorer)
     ui.run()
-    assert re.fullmatch(r"<b>run 1</b>: Show the first 20 lines of /workspace/notes.txt<br>model called "
+    assert re.fullmatch(r"<b>run 1</b>: Show the first 20 lines of /workspace/notes.txt<br>the baseline · model called "
                         r"fs__read_text_file → server fs, tool read_text_file · call_id <code>call_\w+</code> <span "
-                        r"style='background:#dbeafe;padding:0 5px'>first run</span> · MCP id <code>3 on fs</code> "
-                        r"<span style='background:#dbeafe;padding:0 5px'>first run</span> · real file reads <b>1</b> "
+                        r"style='background:#dbeafe;padding:0 5px'>baseline</span> · MCP id <code>3 on fs</code> "
+                        r"<span style='background:#dbeafe;padding:0 5px'>baseline</span> · real file reads <b>1</b> "
                         r"\(\+1\) · model requests 2", ui.summary.value), ui.summary.value
 
 
@@ -309,14 +388,19 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
 def _learner_clicks(ui: ExplorerWidget) -> None:
-    """What a learner may do in the displayed widget between two cells: odd inputs, Run, more inputs."""
+    """What a learner may do in the displayed widget between two cells: odd inputs, Run, Pin,
+    Reset, more odd inputs and another Pin, and inputs left so that the next Run would be refused."""
     ui.inputs["request"].value = "Show the last 2 lines of /workspace/todo.md"
     for name in ("parse_only", "outside", "two_servers"):
         ui.inputs[name].value = True
     ui.inputs["server"].value = "arch"
     ui.button.click()  # a real run with all of that
-    ui.inputs["request"].value = ""
-    ui.inputs["tail"].value = 3  # head is 20 too: the next Run would be refused
+    ui.pin_button.click()  # ... pinned as the baseline
+    ui.reset_button.click()  # a fresh baseline with the defaults
+    ui.inputs["head"].value = 7
+    ui.button.click()
+    ui.pin_button.click()  # head 7 is the baseline now
+    ui.inputs["tail"].value = 3  # head is 7 too: the next Run would be refused
     ui.inputs["dont_send_back"].value = True
 
 
@@ -338,16 +422,25 @@ def test_notebook_08_cells_work_whatever_the_learner_clicked(edition, monkeypatc
         if "course" in namespace:
             namespace["explorer"].close()
             namespace["course"].close()
-    # Each experiment ran with its own inputs (the statuses compare with the run before, whoever made it).
+    # Each experiment ran with its own inputs and against the baseline its cell pinned, whatever was clicked.
+    baseline, head5, parsed_only, not_sent, on_fs, outside = (namespace[n] for n in (
+        "baseline", "head5", "parsed_only", "not_sent", "on_fs", "outside"))  # fmt: skip
     request = compose_request(head=5)
-    assert [namespace[n].request for n in ("head5", "parsed_only", "not_sent")] == [request] * 3
-    assert json.loads(namespace["head5"].panels["mcp_result"].text)["structuredContent"]["lines"] == 5
-    assert namespace["head5"].reads_delta == 1 and namespace["head5"].model_requests == 2
-    assert namespace["parsed_only"].panels["mcp_result"].text == ("未执行" if edition == "zh-CN" else NOT_EXECUTED)
-    assert namespace["parsed_only"].reads_delta == 0 and namespace["parsed_only"].model_requests == 1
-    assert namespace["not_sent"].model_requests == 1 and namespace["not_sent"].reads_delta == 1
-    assert namespace["outside"].request == compose_request(OUTSIDE_PATH, head=5)
-    assert json.loads(namespace["outside"].panels["mcp_result"].text)["isError"] is True
+    assert [s.request for s in (head5, parsed_only, not_sent)] == [request] * 3
+    assert (head5.compared_with, head5.changed, head5.unchanged) == (baseline.run, VALUES | RESULTS, RULES)
+    assert json.loads(head5.panels["mcp_result"].text)["structuredContent"]["lines"] == 5
+    assert head5.reads_delta == 1 and head5.model_requests == 2
+    assert (parsed_only.compared_with, parsed_only.changed) == (head5.run, {"mcp_arguments"} | RESULTS)
+    assert parsed_only.panels["mcp_result"].text == ("未执行" if edition == "zh-CN" else NOT_EXECUTED)
+    assert parsed_only.reads_delta == 0 and parsed_only.model_requests == 1
+    assert not_sent.compared_with == parsed_only.run and not_sent.unchanged >= RULES | {"arguments", "parsed"}
+    assert not_sent.changed >= {"mcp_arguments", "mcp_result", "function_call_output", "answer"}
+    assert not_sent.model_requests == 1 and not_sent.reads_delta == 1
+    assert on_fs.route.endswith("read_text_file") and on_fs.request == compose_request(head=5, server="fs")
+    assert outside.request == compose_request(OUTSIDE_PATH, head=5) and outside.compared_with == head5.run
+    assert outside.unchanged == RULES and outside.changed >= VALUES | {"mcp_result"}
+    assert json.loads(outside.panels["mcp_result"].text)["isError"] is True
+    assert namespace["playground"].compared_with is None  # "Your turn" starts from a fresh baseline
     out = capsys.readouterr().out
     naive = ["✓ head 5 ", "✗ parse only ", "✗ outside path "] if edition == "en" else ["✓ head 5 ", "✗ parse_only ", "✗ outside "]
     assert all(line in out for line in naive), out

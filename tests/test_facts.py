@@ -517,3 +517,71 @@ async def test_the_mcp_client_checks_a_result_against_the_output_schema_only_whe
         assert error.is_error and error.structured_content is None, claim
         with pytest.raises(RuntimeError, match="output schema but did not return structured content"):
             await client.call_tool("bad", {})
+
+# ---- retries and jitter: notebook 05 §6–7 (tenacity, the course's RetryPolicy) ---------------------
+
+
+def test_tenacity_full_jitter_is_wait_random_exponential_drawn_from_the_global_generator():
+    import random
+    from types import SimpleNamespace
+
+    import tenacity
+
+    claim = ("05 §7: tenacity's full jitter is wait_random_exponential(multiplier, max): each wait uniform from 0 to "
+             "min(max, multiplier·2^(n-1)), drawn from Python's global random generator")
+    assert {"multiplier", "max", "exp_base", "min"} <= set(inspect.signature(tenacity.wait_random_exponential).parameters), claim
+    wait = tenacity.wait_random_exponential(multiplier=0.2, max=2)
+    for attempt in (1, 2, 3, 4, 5, 6):
+        random.seed(attempt)
+        expected = random.uniform(0, min(2, 0.2 * 2 ** (attempt - 1)))
+        random.seed(attempt)
+        assert wait(SimpleNamespace(attempt_number=attempt)) == expected, claim
+
+
+def test_tenacity_async_retrying_takes_an_injected_sleep_and_a_retry_predicate():
+    import tenacity
+
+    claim = "05 §7: AsyncRetrying(stop=, wait=, retry=retry_if_exception(...), sleep=, reraise=) drives `async for attempt`"
+    assert {"stop", "wait", "retry", "sleep", "reraise"} <= set(inspect.signature(tenacity.AsyncRetrying).parameters) | \
+        set(inspect.signature(tenacity.BaseRetrying).parameters), claim  # fmt: skip
+    assert hasattr(tenacity.AsyncRetrying, "__aiter__") and callable(tenacity.retry_if_exception), claim
+
+
+# ---- notebook 10: the cards' claims about the Responses types and MCP sessions ---------------------
+
+
+def test_the_responses_custom_tool_is_a_different_tool_type_from_a_function_tool():
+    claim = ("10 card 5: besides function tools the Responses API has a tool of type 'custom' (CustomToolParam), whose "
+             "input is free text, optionally held to a grammar, arriving as a custom_tool_call item")
+    assert literals(field_type(rt.CustomToolParam, "type")) == {"custom"}, claim
+    assert "custom" in type_tags(rt.ToolParam) and "function" in type_tags(rt.ToolParam), claim
+    assert "parameters" not in typing.get_type_hints(rt.CustomToolParam), claim  # no JSON Schema of arguments
+    assert type_tags(field_type(rt.CustomToolParam, "format")) == {"text", "grammar"}, claim
+    assert literals(field_type(rt.ResponseCustomToolCall, "type")) == {"custom_tool_call"}, claim
+    assert field_type(rt.ResponseCustomToolCall, "input") is str, claim  # text, not a JSON arguments object
+    assert literals(field_type(rt.ResponseCustomToolCallOutputParam, "type")) == {"custom_tool_call_output"}, claim
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("stateless", [False, True])
+async def test_a_streamable_http_server_may_or_may_not_assign_a_session_id(stateless):
+    import httpx
+
+    from course_lib.fs_server import Workspace, build_server
+    from course_lib.paths import workspace_dir
+
+    claim = ("10 card 16: in 2025-11-25 a Streamable HTTP server MAY assign an MCP-Session-Id with its InitializeResult "
+             "(transports, Session Management); when it does not, the handshake and later requests work without one")
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "facts", "version": "0"}}}  # fmt: skip
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    app = build_server(Workspace(workspace_dir())).streamable_http_app(stateless_http=stateless, json_response=True)
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000") as client:
+            first = await client.post("/mcp", json=initialize, headers=headers)
+            session = first.headers.get("mcp-session-id")
+            later = {**headers, "mcp-protocol-version": "2025-11-25", **({"mcp-session-id": session} if session else {})}
+            listed = await client.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=later)
+    assert first.status_code == 200 and first.json()["result"]["protocolVersion"] == "2025-11-25", claim
+    assert (session is None) is stateless, claim
+    assert listed.status_code == 200 and listed.json()["result"]["tools"], claim

@@ -63,6 +63,10 @@ def test_the_deck_hides_reveals_marks_and_moves_on():
     assert deck.card.short.split()[0] in deck.text() and "2-minute answer:" in deck.text()
     deck.mark("got it")
     assert deck.card.number == 2 and not deck.revealed
+    with pytest.raises(ValueError, match="card 2: reveal the answer before you mark it"):
+        deck.mark("shaky")  # a hidden card cannot be marked
+    assert deck.progress.marks == {1: "got it"}
+    deck.reveal()
     deck.mark("shaky", advance=False)
     assert deck.card.number == 2 and "(marked: shaky)" in deck.text()
     assert deck.progress.summary() == "2 of 18 reviewed: 1 got it, 1 shaky, 0 missed"
@@ -74,6 +78,9 @@ def test_the_buttons_do_what_the_methods_do():
     assert deck.revealed and deck.reveal_button.description == "Hide answer"
     deck.reveal_button.click()
     assert not deck.revealed
+    deck.mark_buttons["missed"].click()  # disabled while the answer is hidden: a click does nothing
+    assert deck.progress.marks == {} and deck.card.number == 1
+    deck.reveal_button.click()
     deck.mark_buttons["missed"].click()
     assert deck.progress.marks == {1: "missed"} and deck.card.number == 2
     deck.next_button.click()
@@ -88,7 +95,38 @@ def test_the_text_fallback_is_the_plain_text_of_the_widget_bundle():
     bundle = deck._repr_mimebundle_()
     assert bundle["text/plain"] == deck.text() == repr(deck)
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert "[ Reveal ]" in deck.text() and "mark: [ Got it ]  [ Shaky ]  [ Missed ]" in deck.text()
+    assert "[ Reveal ]" in deck.text() and "mark: [ Got it ]  [ Shaky ]  [ Missed ]   (after Reveal)" in deck.text()
+    deck.reveal()
+    assert "(after Reveal)" not in deck.text()
+
+
+def test_the_mark_buttons_are_enabled_only_while_the_answer_is_shown():
+    deck = CardDeck()
+    states = []
+    for step in (deck.reveal, deck.hide, deck.reveal, lambda: deck.mark("got it"), deck.reveal, deck.next,
+                 deck.reveal, deck.previous):  # fmt: skip
+        step()
+        states.append((deck.revealed, {b.disabled for b in deck.mark_buttons.values()}))
+    assert states == [(True, {False}), (False, {True}), (True, {False}), (False, {True}), (True, {False}),
+                      (False, {True}), (True, {False}), (False, {True})]  # fmt: skip
+    assert all(b.disabled for b in CardDeck().mark_buttons.values())  # a fresh deck: nothing to mark yet
+
+
+def test_the_two_minute_cards_say_two_minutes_and_the_others_thirty_seconds():
+    cards = {card.number: card for card in load_cards()}
+    assert {n for n, card in cards.items() if card.seconds == 120} == {2, 3}  # the source's "2 分钟回答" and the project answer
+    assert cards[1].question.startswith("In 30 seconds") and cards[2].question.startswith("In 2 minutes")
+    deck = CardDeck()
+    assert "(about 30 seconds)" in deck._question.value
+    deck.show(2)
+    assert "(about 2 minutes)" in deck._question.value and "30 seconds" not in deck._question.value
+    deck.reveal()
+    assert "In short:" in deck.text() and "30-second answer" not in deck.text() and "2-minute answer:" in deck.text()
+    assert "<b>In short.</b> " in deck._answer.value
+    deck.show(3)
+    assert "(about 2 minutes)" in deck._question.value
+    deck.show(4)
+    assert "(about 30 seconds)" in deck._question.value
 
 
 def test_a_review_deck_holds_only_the_chosen_cards():
@@ -97,6 +135,7 @@ def test_a_review_deck_holds_only_the_chosen_cards():
     progress.mark(9, "shaky")
     deck = CardDeck(progress=progress, numbers=progress.to_review())
     assert [c.number for c in deck.cards] == [3, 9] and deck.text().startswith("Card 1 of 2")
+    deck.reveal()
     deck.mark("got it")
     assert progress.marks[3] == "got it" and deck.card.number == 9
     with pytest.raises(ValueError, match="card 1 is not in this deck"):
@@ -246,7 +285,8 @@ def test_the_english_pointers_and_sheet_stay_english(capsys):
 def test_the_study_sheet_prints_in_chinese(zh, capsys):
     interview.main()
     out = capsys.readouterr().out
-    assert out.count("30 秒回答：\n") == 18 and "原文高频面试题第 15 题" in out and "十五题之外的追问：认证" in out
+    assert out.count("30 秒回答：\n") == 16 and out.count("简短回答：\n") == 2  # cards 2 and 3 are two-minute cards
+    assert "原文高频面试题第 15 题" in out and "十五题之外的追问：认证" in out
     assert "30-second answer" not in out and "See it in the course" not in out
 
 
@@ -282,3 +322,22 @@ def test_a_pointer_prints_its_section_title_as_plain_text(monkeypatch):
     assert str(pointer) == "notebooks/00_map_and_first_run.ipynb § 6. The model's call · value"
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert "**" not in str(pointer) and str(pointer).startswith("notebooks/zh-CN/00_map_and_first_run.ipynb § 6. ")
+
+
+def test_the_chinese_cards_write_no_double_dashes():
+    """The zh-CN edition's style (notebooks 00–05): commas, colons, parentheses or two sentences, not "——"."""
+    text = (fixtures_dir() / "interview_cards.zh-CN.json").read_text(encoding="utf-8")
+    assert "——" not in text
+
+
+def test_the_chinese_deck_gives_each_card_its_time_and_marks_only_after_reveal(zh):
+    deck = CardDeck()
+    assert "先大声作答（约 30 秒），再显示答案。" in deck._question.value
+    assert deck.text().endswith("自评：[ 答对了 ]  [ 不太稳 ]  [ 没答上 ]   （显示答案之后）\n进度：已复习 0/18 张：答对了 0，不太稳 0，没答上 0")
+    with pytest.raises(ValueError, match="第 1 题：先显示答案，再给自己打分"):
+        deck.mark("got it")
+    deck.show(2)
+    assert "先大声作答（约 2 分钟），再显示答案。" in deck._question.value
+    deck.reveal()
+    assert "简短回答：" in deck.text() and "30 秒回答" not in deck.text() and "<b>简短回答。</b>" in deck._answer.value
+    assert not any(b.disabled for b in deck.mark_buttons.values())

@@ -52,9 +52,43 @@ def test_a_transient_failure_is_retried_with_growing_seeded_delays():
     outcome, waits = run(Tool("read", "", Args, handler), RetryPolicy(max_attempts=4, seed=7))
     assert outcome.execution.ok and len(calls) == 3
     assert [a.outcome for a in outcome.attempts] == ["UPSTREAM_ERROR", "UPSTREAM_ERROR", "ok"]
-    rng = random.Random(7)
-    expected = [round(0.2 * (1 + 0.5 * rng.uniform(-1, 1)), 3), round(0.4 * (1 + 0.5 * rng.uniform(-1, 1)), 3)]
-    assert waits == expected and 0.1 <= waits[0] <= 0.3 and 0.2 <= waits[1] <= 0.6
+    rng = random.Random(7)  # full jitter: each wait uniform below its ceiling, 0.2 then 0.4
+    assert waits == [round(rng.uniform(0, 0.2), 3), round(rng.uniform(0, 0.4), 3)]
+    assert 0 <= waits[0] <= 0.2 and 0 <= waits[1] <= 0.4
+
+
+def _first_waits(policy: RetryPolicy, clients: int) -> list[float]:
+    """The first wait of `clients` clients that all failed at the same moment with `policy`."""
+    return [run(Tool("read", "", Args, flaky(1)[0]), policy)[1][0] for _ in range(clients)]
+
+
+def test_the_default_draws_fresh_randomness_so_clients_that_failed_together_spread_out():
+    assert RetryPolicy().seed is None and RetryPolicy().jitter == 1  # full jitter, no seed: production
+    waits = _first_waits(RetryPolicy(), 30)
+    assert len(set(waits)) > 10, waits  # 30 draws from 201 values: equal ones are rare, not the rule
+    assert all(0 <= w <= 0.2 for w in waits)
+
+
+def test_a_seed_puts_every_client_in_lockstep():
+    assert len(set(_first_waits(RetryPolicy(seed=0), 5))) == 1  # what a demo wants, and production must not
+
+
+@pytest.mark.parametrize("jitter", [0, 0.25, 0.5, 1])
+def test_every_wait_lies_between_its_floor_and_its_ceiling_for_every_seed(jitter):
+    policy = RetryPolicy(base_delay=0.2, factor=2, max_delay=0.5, jitter=jitter)
+    for seed in range(200):
+        rng = random.Random(seed)
+        for n in (1, 2, 3, 4):
+            top = min(0.5, 0.2 * 2 ** (n - 1))
+            assert policy.ceiling(n) == top
+            assert round(top * (1 - jitter), 3) <= policy.delay(n, rng) <= top
+
+
+def test_a_policy_refuses_a_jitter_outside_0_to_1_and_negative_delays():
+    with pytest.raises(ValueError, match="from 0 \\(none\\) to 1 \\(full jitter\\); got 1.5"):
+        RetryPolicy(jitter=1.5)
+    with pytest.raises(ValueError, match="cannot be negative"):
+        RetryPolicy(base_delay=-0.1)
 
 
 def test_non_retryable_codes_get_exactly_one_attempt():

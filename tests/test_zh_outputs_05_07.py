@@ -26,12 +26,17 @@ def test_05_the_failure_table_and_the_attempts_table_have_chinese_headers():
     assert "call_5   FORBIDDEN      False      execute     the MCP server" in english["db2df083"]
     assert "call_5   FORBIDDEN      False      执行        MCP 服务器" in chinese["db2df083"]
     assert "允许列表 ✓ → 解析 ✓ → schema ✓ → 权限 ✗ FORBIDDEN" in "".join(chinese.values())
-    assert "attempt  waited   no-jitter delay  outcome\n" in english["ff0310a6"]
-    assert "尝试     已等待   不带抖动的延迟   结局\n" in chinese["ff0310a6"]
-    assert "attempt" not in chinese["ff0310a6"] and "no-jitter" not in chinese["ff0310a6"]
+    assert "attempt  waited   ceiling  outcome\n" in english["ff0310a6"]
+    assert "尝试     已等待   上限     结局\n" in chinese["ff0310a6"]
+    assert "attempt" not in chinese["ff0310a6"] and "ceiling" not in chinese["ff0310a6"]
     assert "停止原因： 它成功了" in chinese["ff0310a6"]
     # what the model reads stays the app's English text
     assert '"message": "search_notes did not answer within 0.1s"' in chinese["f53e36f4"]
+    # the jitter demo: the seeds are shown, the waits are the same draws, the labels are Chinese
+    assert "every client with seed=0: [0.169, 0.169, 0.169, 0.169, 0.169]" in english["c7f0a002"]
+    assert "所有客户端都用 seed=0： [0.169, 0.169, 0.169, 0.169, 0.169] → 它们在同一瞬间一起重试" in chinese["c7f0a002"]
+    assert "RetryPolicy() 本身：jitter 1.0 （完全抖动），seed None （新的随机性）" in chinese["c7f0a002"]
+    assert "every client" not in chinese["c7f0a002"] and "fresh randomness" not in chinese["c7f0a002"]
 
 
 def test_07_the_mixed_batch_table_the_trace_note_and_the_raw_texts_are_labelled_in_chinese():

@@ -43,6 +43,16 @@ def test_08_the_explorer_says_what_changed_in_chinese_and_keeps_the_panel_names(
     assert "rule    input_schema" in en[EXPLORE]["1985c572"][1]
 
 
+def test_08_every_experiment_names_its_baseline_in_chinese(zh, en):
+    _, out = zh[EXPLORE]["cc96e277"]
+    assert "基线 · 模型调用 fs__read_text_file" in out and "input_schema          基线" in out
+    assert "与第 1 次运行比较 · " in zh[EXPLORE]["1985c572"][1] and "与第 2 次运行比较 · " in zh[EXPLORE]["03c592be"][1]
+    assert "与第 2 次运行比较 · " in zh[EXPLORE]["d95914fa"][1]  # the outside path against section 2's head-5 run
+    assert "baseline" not in out and "compared with" not in zh[EXPLORE]["1985c572"][1]
+    assert "compared with run 1 · " in en[EXPLORE]["1985c572"][1] and "the baseline · " in en[EXPLORE]["cc96e277"][1]
+    assert "# 基线：第 2 节的运行，同样的请求真正执行过" in zh[EXPLORE]["03c592be"][0]
+
+
 def test_08_the_code_comments_are_chinese(zh, en):
     source, _ = zh[EXPLORE]["47f7911b"]
     assert "# 错误：把形状合法当成了读取" in source and "the mistake" not in source
@@ -92,6 +102,38 @@ def test_10_the_exercise_comments_are_chinese(zh, en):
     source = zh[INTERVIEW]["9194ab55"][0]
     assert "# 在这里写你的代码：返回 (result, replayed)" in source and "your code here" not in source
     assert "# your code here: return (result, replayed)" in en[INTERVIEW]["9194ab55"][0]
+
+
+def test_10_the_drills_the_cards_and_the_traces_read_chinese(zh, en):
+    md = {cid: source for cid, (source, _) in zh[INTERVIEW].items()}
+    headings = [line for source in md.values() for line in source.splitlines() if line.startswith("### ")]
+    assert [h.split(" · ")[0] for h in headings] == [f"### 练习 {n}" for n in range(1, 9)], headings
+    assert not [h for h in headings if "Drill" in h]
+    assert "### Drill 7 · Diagnose the trace" in en[INTERVIEW]["a1274b09"][0]  # the English keeps its headings
+    # the eight drills counted alike in the intro and the exercises, in both editions
+    assert "and eight drills. Seven of them" in en[INTERVIEW]["c9dce88a"][0] and "还有八个练习" in md["c9dce88a"]
+    assert "Eight drills: seven coding drills and one diagnosis set (Drill 7)" in en[INTERVIEW]["ee7850f7"][0]
+    assert "八个练习：七个编码练习和一组诊断题（练习 7）" in md["ee7850f7"]
+    # the traces: Chinese labels around the recorded English
+    _, trace = zh[INTERVIEW]["13862c93"]
+    assert "── 请求 1（应用 → 模型）· 工具：arch__read_text_file, fs__read_text_file" in trace
+    assert "    工具 arch__read_text_file：strict: false 描述 'Read a UTF-8" in trace
+    assert "Archived draft, 2024: tool calling means the model runs your code." in trace  # recorded, as it was
+    assert "tools:" not in trace and " description " not in trace
+    assert "A 行，先检查：call trace（调用轨迹）" in zh[INTERVIEW]["e8f5a3ec"][1]
+    # the deck: marks after Reveal, in Chinese
+    assert "自评：[ 答对了 ]  [ 不太稳 ]  [ 没答上 ]   （显示答案之后）" in zh[INTERVIEW]["f4c48d5a"][1]
+    # the pointer for instructors is the zh-CN guide beside the notebook, and the style has no "——"
+    assert "[中文讲师指南](INSTRUCTOR.md)" in md["35d75d7d"] and (NOTEBOOKS / "zh-CN" / "INSTRUCTOR.md").exists()
+    assert not [cid for cid, source in md.items() if "——" in source]
+
+
+def test_10_the_duty_map_gives_mastra_its_approval(zh, en):
+    row = next(line for line in en[INTERVIEW]["431805ca"][0].splitlines() if line.startswith("| approval of the exact action"))
+    assert "`requireApproval: true` on `createTool`" in row and "approveToolCall" in row and "declineToolCall" in row
+    assert "yours" not in row.split("|")[4]
+    row = next(line for line in zh[INTERVIEW]["431805ca"][0].splitlines() if line.startswith("| 对确切动作的批准"))
+    assert "`createTool` 上的 `requireApproval: true`" in row and "归你" not in row.split("|")[4]
 
 
 def test_09_the_english_edition_shows_no_chinese(en):
