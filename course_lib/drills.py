@@ -37,7 +37,7 @@ from course_lib.exercises import failed, not_answered, passed
 from course_lib.failure_table import CHECKS_ZH, ROWS
 from course_lib.lang import display_width, language, pad, say
 from course_lib.notes_store import AUDIT_HEADERS, AUDIT_HEADERS_ZH
-from course_lib.notes_store import _detail as _audit_detail  # the audit log's own wording of a detail (one use, below)
+from course_lib.notes_store import detail_text as _audit_detail  # the audit log's own wording of a detail
 from course_lib.show import show_items
 
 REPORTS: dict[str, tuple[str, str]] = {

@@ -205,7 +205,7 @@ class AuditLog:
         rows = [AUDIT_HEADERS_ZH if language() == "zh-CN" else AUDIT_HEADERS]
         for r in records:
             target = r.arguments.get("path") if isinstance(r.arguments, dict) else None
-            rows.append((r.time, r.who, r.tool, r.action_id or "-", str(target or "-"), r.result, _detail(r.detail)))
+            rows.append((r.time, r.who, r.tool, r.action_id or "-", str(target or "-"), r.result, detail_text(r.detail)))
         widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
         return "\n".join("  ".join(pad(cell, w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows)
 
@@ -220,7 +220,7 @@ _DETAILS_ZH = {"executed": "已执行", "refused": "被拒绝", "rejected by a p
                "replayed: stored result returned": "重放：返回了存下的结果"}  # fmt: skip
 
 
-def _detail(detail: str) -> str:
+def detail_text(detail: str) -> str:
     """A record's detail (`"<trace id> stopped at approval"`...) as the edition shows it."""
     if language() != "zh-CN":
         return detail
