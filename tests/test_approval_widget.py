@@ -93,7 +93,7 @@ def test_the_cells_after_the_panel_work_whatever_was_clicked_06(setup, clicks):
     applied = anyio.run(lambda: panel.execute(ALICE))
     first = clicks[0] if clicks else "approve"
     assert applied.ok is (first == "approve") and store.writes == (first == "approve")
-    assert panel.status.startswith("✓ approved and done" if first == "approve" else "✗ rejected")
+    assert panel.status.startswith("✓ executed" if first == "approve" else "✗ rejected")
     assert ("later click ignored" in panel.status) is (len(clicks) == 2)
     if first == "reject":
         assert applied.result["error"]["code"] == "FORBIDDEN" and applied.trace_id == "(not executed)"
@@ -104,6 +104,90 @@ def test_the_cells_after_the_panel_work_whatever_was_clicked_06(setup, clicks):
     refused = ApprovalPanel(executor, run(executor, "apply_note_update", wipe))
     refused.reject_button.click()
     assert refused.status.startswith("✗ rejected") and store.writes == (first == "approve")
+
+
+# Regression: re-running 06's panel cell after Approve wrote (the cell sent the call again) and
+# then raised ValueError ("did not stop for approval"). Now the cell only builds and shows the
+# panel, and building it again returns the panel that shows this action, whatever was clicked.
+@pytest.mark.parametrize("clicks", CLICKS, ids=lambda c: "+".join(c) or "no-click")
+def test_rerunning_the_panel_cell_neither_writes_nor_raises_whatever_was_clicked(setup, clicks):
+    store, executor = setup
+    asked = waiting(executor)  # the cell before the panel: the call stops at approval
+    panel = ApprovalPanel(executor, asked)  # the panel cell
+    live(panel, clicks)
+    again = ApprovalPanel(executor, asked)  # the panel cell, run again
+    assert again is panel and again.widget is panel.widget and store.writes == 0
+    assert again.decision == {"approve": "approved", "reject": "rejected"}.get(clicks[0] if clicks else "")
+    # the cell after the panel, then the panel cell and the cell after it once more
+    for _ in range(2):
+        ApprovalPanel(executor, asked).click_if_undecided("approve")
+        applied = anyio.run(lambda: panel.execute(ALICE))
+        assert ApprovalPanel(executor, asked) is panel
+    first = clicks[0] if clicks else "approve"
+    assert store.writes == (first == "approve")  # at most one write, however often the cells ran
+    assert applied.error_code == "FORBIDDEN" and applied.trace_id == "(not executed)"  # the second run sent nothing
+    if first == "approve":
+        assert "already used" in applied.result["error"]["message"]
+        assert panel.status.startswith("✓ executed") and '"version": 2' in panel.status  # the first run's result stands
+
+
+def test_after_execute_the_widget_says_executed_with_the_result(setup):
+    # Regression: the panel's status line stayed "approved" after execute.
+    store, executor = setup
+    panel = ApprovalPanel(executor, waiting(executor))
+    panel.approve_button.click()
+    assert panel.widget.children[-1].value.startswith("<b>Status:</b> ✓ approved:")
+    applied = anyio.run(lambda: panel.execute(ALICE))
+    line = panel.widget.children[-1].value  # what the browser shows, without anyone reading .status
+    the_id = panel.action.action_id
+    assert line == ("<b>Status:</b> " + f"✓ executed: {the_id} ran once → "
+                    '{&quot;path&quot;: &quot;/workspace/todo.md&quot;, &quot;version&quot;: 2, &quot;replayed&quot;: false}'
+                    "; its approval is used up")
+    assert applied.ok and panel.state == "spent" and store.writes == 1
+    assert panel.text().endswith("status: " + panel.status)
+
+
+def test_a_write_that_fails_after_approval_says_so_and_keeps_the_approval(setup):
+    store, executor = setup
+    panel = ApprovalPanel(executor, waiting(executor))
+    panel.approve()
+    store.write("/workspace/todo.md", "someone else's newer text\n", 1)  # the note moves on to version 2
+    failed = anyio.run(lambda: panel.execute(ALICE))
+    assert failed.error_code == "CONFLICT" and store.writes == 1  # only the other write
+    assert panel.status.startswith("✗ approved and sent, but it failed: CONFLICT: /workspace/todo.md is at version 2")
+    assert panel.status.endswith("(the approval still holds until it expires)") and panel.state == "approved"
+    assert "✗ approved and sent, but it failed: CONFLICT" in panel.widget.children[-1].value
+
+
+def test_the_status_line_follows_a_run_made_elsewhere(setup):
+    # e.g. `resume` runs the approved action through the executor, not through the panel
+    store, executor = setup
+    panel = ApprovalPanel(executor, waiting(executor))
+    panel.approve()
+    assert run(executor, "apply_note_update", ARGUMENTS).ok and store.writes == 1
+    assert panel.widget.children[-1].value.startswith("<b>Status:</b> ✓ approved:")  # nobody looked yet
+    assert panel.refresh().startswith("✓ approved and done") and "approved and done" in panel.widget.children[-1].value
+
+
+def test_a_new_request_after_a_decision_gets_a_new_panel(setup):
+    _, executor = setup
+    first = ApprovalPanel(executor, waiting(executor))
+    first.reject()
+    asked_again = waiting(executor)  # the same action, asked for anew: a new pending request
+    second = ApprovalPanel(executor, asked_again)
+    assert second is not first and second.decision is None and second.state == "pending"
+    assert ApprovalPanel(executor, asked_again) is second  # and re-running that cell shows the second one
+    assert first.status.startswith("✗ rejected") and "asked for again" in first.status
+
+
+def test_a_panel_for_another_executor_is_never_reused(setup, tmp_path):
+    store, executor = setup
+    asked = waiting(executor)
+    panel = ApprovalPanel(executor, asked)
+    other = AuditedExecutor(notes_tools(store), audit=store.audit)
+    with pytest.raises(ValueError, match="not pending any more"):  # the other executor never asked for it
+        ApprovalPanel(other, asked)
+    assert ApprovalPanel(executor, asked) is panel
 
 
 def test_status_follows_the_real_state_expired_and_decided_elsewhere(setup):
@@ -147,8 +231,11 @@ def test_the_panel_accepts_a_pending_action_and_refuses_what_does_not_wait_for_a
     with pytest.raises(ValueError, match="did not stop for approval"):
         ApprovalPanel(executor, run(executor, "preview_note_update", {"path": "/workspace/todo.md", "content": ""}))
     executor.approvals.reject(action.action_id)
+    assert ApprovalPanel(executor, execution).action == action  # the panel that showed it, decided elsewhere
+    unseen = run(executor, "apply_note_update", {**ARGUMENTS, "content": "never shown\n"})
+    executor.approvals.reject(unseen.result["error"]["action_id"])  # decided with no panel ever built for it
     with pytest.raises(ValueError, match="not pending any more"):
-        ApprovalPanel(executor, execution)
+        ApprovalPanel(executor, unseen)
 
 
 @pytest.mark.parametrize("clicks", CLICKS, ids=lambda c: "+".join(c) or "no-click")
@@ -243,7 +330,8 @@ def test_the_panel_speaks_chinese_in_the_zh_cn_edition(setup, monkeypatch):
     assert panel.status == f"✓ 已批准：{the_id} 可以在批准过期之前运行一次 · 之后的点击被忽略：拒绝（第一次决定算数）"
     assert panel.text().endswith("[ 批准 ]  [ 拒绝 ]（已决定）\n状态：" + panel.status)
     assert anyio.run(lambda: panel.execute(ALICE)).ok and store.writes == 1
-    assert panel.status.startswith(f"✓ 已批准并完成：{the_id} 运行了一次；它的批准已经用掉")
+    assert panel.status.startswith(f'✓ 已执行：{the_id} 运行了一次 → {{"path": "/workspace/todo.md", "version": 2, '
+                                   '"replayed": false}；它的批准已经用掉')
 
 
 def test_the_chinese_status_follows_the_real_state(setup, monkeypatch):
@@ -258,3 +346,8 @@ def test_the_chinese_status_follows_the_real_state(setup, monkeypatch):
     assert rejected.status == f"✗ 已拒绝：{rejected.action.action_id} 不会运行"
     waiting(executor)  # the same action asked for again after the rejection
     assert rejected.status.endswith("（同一个动作又被请求了一次：它在一个新的面板里等待新的决定）")
+    spent = ApprovalPanel(executor, run(executor, "apply_note_update", {**ARGUMENTS, "content": "x\n"}))
+    spent.approve()
+    store.write("/workspace/todo.md", "newer\n", 1)
+    anyio.run(lambda: spent.execute(ALICE))
+    assert spent.status.startswith("✗ 已批准并已发送，但它失败了：CONFLICT：") and spent.status.endswith("（批准在过期之前仍然有效）")
