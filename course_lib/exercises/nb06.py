@@ -377,7 +377,7 @@ WHY: Mapping[str, str] = _Said({
     "c": ("the action is the arguments as sent: 'todo.md' names the same file but is other text, so another "
           "action nobody approved (that is why the preview hands out the canonical path)",
           "动作就是发送出去的参数：'todo.md' 指的是同一个文件，但它是另一段文本，所以是另一个没人批准过的动作"
-          "（这正是预览给出规范路径的原因）"),
+          "（这正是预览给出标准化路径的原因）"),
     "d": ("the approval expired (it lives 5 minutes)", "批准过期了（它的有效期是 5 分钟）"),
     "e": ("an approval is used up when the action takes effect", "动作生效时批准就用掉了"),
     "f": ("the approval lives 5 minutes, so four minutes later it still holds, once",

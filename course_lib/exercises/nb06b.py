@@ -196,7 +196,7 @@ def _judge(expected: str, value: Any, why: str, got: Any, raised: BaseException 
         if step.arguments is A_REORDERED:
             return say("the same arguments with their keys in another order wrote again: compare canonical "
                                "JSON, json.dumps(arguments, sort_keys=True).",
-                               "键换了顺序的同一组参数又写了一次：请比较规范 JSON，json.dumps(arguments, sort_keys=True)。")
+                               "键换了顺序的同一组参数又写了一次：请比较标准化的 JSON，json.dumps(arguments, sort_keys=True)。")
         return _written_again_hint(model, step)
     if expected == "fail":
         if raised is None:
@@ -225,7 +225,7 @@ def _judge(expected: str, value: Any, why: str, got: Any, raised: BaseException 
         if expected == "replay" and step.arguments is A_REORDERED:
             return say("the same arguments with their keys in another order were refused as other arguments: "
                                "compare canonical JSON, json.dumps(arguments, sort_keys=True), not the dict as sent.",
-                               "键换了顺序的同一组参数被当作另一组参数拒绝了：请比较规范 JSON，"
+                               "键换了顺序的同一组参数被当作另一组参数拒绝了：请比较标准化的 JSON，"
                                "json.dumps(arguments, sort_keys=True)，而不是原样的 dict。")
         if expected == "write":
             return _must_write(why, step, model) + say(

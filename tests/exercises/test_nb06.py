@@ -378,7 +378,7 @@ def test_write_decisions_are_explained_in_chinese(monkeypatch, capsys):
     assert capsys.readouterr().out == (
         "✗ (c) alice 发送 A，但路径写成 todo.md（同一个文件，用相对路径指名）：你说会写入，但真实的执行器回答 "
         "APPROVAL_REQUIRED，什么也没写。动作就是发送出去的参数：'todo.md' 指的是同一个文件，但它是另一段文本，"
-        "所以是另一个没人批准过的动作（这正是预览给出规范路径的原因）。\n"
+        "所以是另一个没人批准过的动作（这正是预览给出标准化路径的原因）。\n"
     )
     assert check_write_decisions({**SOLUTIONS["check_write_decisions"](), "f": False}) is False
     out = capsys.readouterr().out
