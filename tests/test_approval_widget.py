@@ -1,5 +1,6 @@
 import json
 import shutil
+from pathlib import Path
 
 import anyio
 import pytest
@@ -8,6 +9,7 @@ from course_lib.approval_widget import ApprovalPanel, pending_action
 from course_lib.execution import Session
 from course_lib.notes_store import AuditedExecutor, ManualClock, NotesStore, notes_tools
 from course_lib.paths import workspace_dir
+from tests.test_browser import chromium  # noqa: F401 (the fixture: Debian's Chromium, or a skip saying how to install it)
 
 ALICE = Session("alice")
 ARGUMENTS = {"path": "/workspace/todo.md", "content": "# To do\n\n- [x] everything\n", "expected_version": 1}
@@ -351,3 +353,139 @@ def test_the_chinese_status_follows_the_real_state(setup, monkeypatch):
     store.write("/workspace/todo.md", "newer\n", 1)
     anyio.run(lambda: spent.execute(ALICE))
     assert spent.status.startswith("✗ 已批准并已发送，但它失败了：CONFLICT：") and spent.status.endswith("（批准在过期之前仍然有效）")
+
+
+# ---- the panel in a real browser: JupyterLab, headless Debian Chromium, Playwright -------------------
+#
+# Notebook 06 §6 as a learner runs it: the cells up to the panel, a real click on Approve in the
+# rendered widget, the panel's cell run again, then the cells after it, then the panel's cell once
+# more. The page must show no error, one write, and the status line must end at "executed".
+
+NOTEBOOK_06 = "06_approval_and_side_effects.ipynb"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def lab_06(tmp_path):
+    """A JupyterLab server over a copy of notebook 06; yields (base URL, token)."""
+    import os
+    import secrets
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from tests.test_browser import STARTUP_SECONDS, _free_port, _stop
+
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    shutil.copy(REPO / "notebooks" / NOTEBOOK_06, root / "notebooks" / NOTEBOOK_06)
+    (tmp_path / "config" / "labconfig").mkdir(parents=True)
+    (tmp_path / "config" / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+    # Every cell in the page (no windowing), so every output can be read.
+    tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))
+    env = os.environ | {name: str(tmp_path / folder) for name, folder in (
+        ("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("IPYTHONDIR", "ipython"), ("JUPYTERLAB_SETTINGS_DIR", "settings"))}
+    env.pop("OPENAI_API_KEY", None)  # the stored run's offline model
+    port, token = _free_port(), secrets.token_hex(16)
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+               "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=",
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
+               ] + (["--allow-root"] if os.geteuid() == 0 else [])  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    with open(tmp_path / "lab.log", "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
+                                   start_new_session=True)  # fmt: skip
+        try:
+            deadline = time.monotonic() + STARTUP_SECONDS
+            while True:
+                if process.poll() is not None:
+                    pytest.fail(f"JupyterLab exited with {process.returncode}:\n{(tmp_path / 'lab.log').read_text()[-3000:]}")
+                try:
+                    with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not answer within {STARTUP_SECONDS}s")
+                time.sleep(0.3)
+            yield url, token
+        finally:
+            _stop(process)
+
+
+_RUN_CELL = """async ([cellId, mode]) => {
+    // Run one cell by its nbformat id, as a learner does with Ctrl+Enter; or every cell above it.
+    // Then wait until the kernel has been idle for two seconds: between queued cells it is idle for
+    // milliseconds only. (Prompts are no signal: after run-all-above one can keep its "[*]".)
+    const app = window.jupyterapp, panel = app.shell.currentWidget;
+    await panel.sessionContext.ready;
+    const index = panel.content.widgets.findIndex(cell => cell.model.id === cellId);
+    if (index < 0) throw new Error('no cell ' + cellId);
+    panel.content.activeCellIndex = index;
+    panel.content.activate();  // the commands act on the notebook that has the focus
+    app.commands.execute(mode === 'above' ? 'notebook:run-all-above' : 'notebook:run-cell');
+    const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+    const idle = () => panel.sessionContext.session.kernel.status === 'idle';
+    await sleep(500);
+    for (let quiet = 0; quiet < 10; quiet = idle() ? quiet + 1 : 0) await sleep(200);
+}"""
+
+_OUTPUT = """cellId => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const cell = panel.content.widgets.find(cell => cell.model.id === cellId);
+    return [...cell.node.querySelectorAll('.jp-OutputArea-output')].map(node => node.innerText).join('\\n');
+}"""
+
+
+def test_the_panel_in_jupyterlab_approve_rerun_execute_rerun(chromium, lab_06):
+    # Both widget traps of issue 21 in the browser: re-running the panel's cell after Approve wrote and
+    # raised ValueError; the status line stayed "approved" after execute.
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import CHROMIUM_ARGS, STEP_MS
+
+    url, token = lab_06
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True, timeout=60_000)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1200})
+            page.set_default_timeout(STEP_MS)
+            page.goto(f"{url}/lab/tree/notebooks/{NOTEBOOK_06}?token={token}", wait_until="domcontentloaded")
+            page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext")
+            page.evaluate(_RUN_CELL, ["d456c87a", "above"])  # everything up to the panel
+            page.evaluate(_RUN_CELL, ["d456c87a", "cell"])  # the panel
+            approve = page.locator(".jp-Cell", has=page.locator("text=Approval needed:")).locator(
+                "button.widget-button", has_text="Approve").first
+            approve.scroll_into_view_if_needed()
+            approve.click()  # a real click in the rendered widget
+            page.wait_for_function("() => [...document.querySelectorAll('.widget-html-content')]"
+                                   ".some(n => n.innerText.startsWith('Status: ✓ approved:'))")
+            page.evaluate(_RUN_CELL, ["d456c87a", "cell"])  # the panel's cell again, after the click
+            panel_output = page.evaluate(_OUTPUT, "d456c87a")
+            page.evaluate(_RUN_CELL, ["d44de412", "cell"])  # the cell after the panel
+            after = page.evaluate(_OUTPUT, "d44de412")
+            page.wait_for_function("() => [...document.querySelectorAll('.widget-html-content')]"
+                                   ".some(n => n.innerText.startsWith('Status: ✓ executed:'))")
+            page.evaluate(_RUN_CELL, ["d456c87a", "cell"])  # and the panel's cell once more
+            page.evaluate(_RUN_CELL, ["b7d2f4a9", "cell"])  # what the notebook's re-run cell shows
+            rerun = page.evaluate(_OUTPUT, "b7d2f4a9")
+            statuses = page.locator(".widget-html-content", has_text="Status:").all_inner_texts()
+            disabled = page.locator("button.widget-button", has_text="Approve").evaluate_all(
+                "buttons => buttons.map(b => b.disabled)")
+            errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count()
+        finally:
+            browser.close()
+    assert "Traceback" not in panel_output and "ValueError" not in panel_output, panel_output
+    assert after.startswith("✓ approved: act_") and "real writes so far: 2" in after, after
+    assert "status now: ✓ executed: act_" in after and '"version": 3' in after, after
+    assert "the same panel: True   real writes so far: 2" in rerun and rerun.rstrip().endswith("real writes so far: 2"), rerun
+    assert statuses and all(status.startswith("Status: ✓ executed: act_") for status in statuses), statuses
+    assert disabled and all(disabled), disabled  # decided: the buttons stay locked in every view
+    assert errors == 0
