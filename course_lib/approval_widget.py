@@ -222,7 +222,7 @@ class ApprovalPanel(TextFallback):
                 "unknown": say(f"? no record of {the_id}: never asked for, or no longer kept",
                                f"? 没有 {the_id} 的记录：从未请求过，或者记录已不再保留"),
             }.get(state, state)
-        if self.decision is None and state != "pending":
+        if self.decision is None and state not in ("pending", "unknown"):
             line += say(" (decided elsewhere, not in this panel)", "（在别处决定，不是在这个面板里）")
         if self.ignored:
             clicks = ", ".join(self.ignored)
@@ -279,7 +279,8 @@ class ApprovalPanel(TextFallback):
         try:
             act(self.action.action_id)
         except KeyError:  # decided already, here or elsewhere: the first decision stands
-            self.ignored.append(_click(decision))
+            if self.state != "unknown":  # (an unknown request was not decided: the status says so)
+                self.ignored.append(_click(decision))
             ok = False
         else:
             self.decision = decision

@@ -171,6 +171,16 @@ def test_the_status_line_follows_a_run_made_elsewhere(setup):
     assert panel.refresh().startswith("✓ approved and done") and "approved and done" in panel.widget.children[-1].value
 
 
+def test_a_request_the_approvals_no_longer_keep_is_named_not_taken_for_a_decision(setup):
+    # Pending approvals may be bounded: a request dropped from them was never decided.
+    _, executor = setup
+    panel = ApprovalPanel(executor, waiting(executor))
+    executor.approvals.pending.pop(panel.action.action_id)  # dropped, as a bounded store would
+    assert panel.approve() is False and panel.ignored == []
+    assert panel.status == f"? no record of {panel.action.action_id}: never asked for, or no longer kept"
+    assert anyio.run(lambda: panel.execute(ALICE)).error_code == "FORBIDDEN"
+
+
 def test_a_new_request_after_a_decision_gets_a_new_panel(setup):
     _, executor = setup
     first = ApprovalPanel(executor, waiting(executor))
