@@ -585,3 +585,29 @@ async def test_a_streamable_http_server_may_or_may_not_assign_a_session_id(state
     assert first.status_code == 200 and first.json()["result"]["protocolVersion"] == "2025-11-25", claim
     assert (session is None) is stateless, claim
     assert listed.status_code == 200 and listed.json()["result"]["tools"], claim
+
+
+# ---- parallel calls and approval: what the SDKs declare (notebooks 07 §3, 06b §7) ------------------
+
+
+def test_parallel_tool_calls_is_a_plain_boolean_of_the_request_echoed_by_the_response():
+    from openai.types.chat import completion_create_params
+
+    claim = "07 §3: parallel_tool_calls is one boolean of the request (Responses and Chat Completions), and the Response echoes it"
+    assert field_type(response_create_params.ResponseCreateParamsBase, "parallel_tool_calls") == typing.Optional[bool], claim
+    assert field_type(completion_create_params.CompletionCreateParamsBase, "parallel_tool_calls") is bool, claim
+    assert field_type(rt.Response, "parallel_tool_calls") is bool, claim
+    # Enforcement is not in the types: OpenAI's documentation says false gives at most one call per
+    # response; a compatible server may only pass the field on to the model (07 §3 says both).
+
+
+def test_tool_annotations_are_hints_and_the_type_leaves_every_hint_unset():
+    claim = ("06b §7: ToolAnnotations are hints a client must not act on from an untrusted server; a hint the server "
+             "leaves out is unset (None) in the type, so the client supplies the cautious default itself")
+    doc = " ".join((mcp_types.ToolAnnotations.__doc__ or "").split())
+    assert "all properties in ToolAnnotations are **hints**" in doc, claim
+    assert "never make tool use decisions based on ToolAnnotations received from untrusted servers" in doc, claim
+    hints = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint")
+    assert all(mcp_types.ToolAnnotations.model_fields[name].default is None for name in hints), claim
+    aliases = {mcp_types.ToolAnnotations.model_fields[name].alias for name in hints}
+    assert aliases == {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}, claim

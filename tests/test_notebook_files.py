@@ -98,9 +98,6 @@ GLOSSED = "glossed: the source text's Chinese name, in parentheses beside its En
 # name only inside parentheses on a line that also says it in English.
 CJK_ALLOWED = {
     # Fixed on another branch now: remove these entries when it is merged (the test below says so).
-    ("06_approval_and_side_effects", "99ddcaf9"): "fixed on branch nb06/capstone",
-    ("06_approval_and_side_effects", "944ce99a"): "fixed on branch nb06/capstone",
-    ("07_parallel_calls", "5f1f2c07"): "fixed on branch nb06/capstone",
     # Notebook 10's cards and diagnosis rows print the source text's question or row name under or
     # beside its English.
     ("10_interview_prep", "359cc814"): GLOSSED,

@@ -4,9 +4,15 @@
   is run on a battery of pairs of actions. Whether a pair must share an id is decided by the
   library's own `approval.action_id`: same id exactly when it is the same tool, the same
   arguments (in any key order) and the same user.
+  Then two properties, for every case: every order of the keys, at every level, gives one id;
+  every one-character change of the content, the path, the tool or the user gives another.
 - `check_write_decisions(answer)`: for six described attempts, will the write run? Each attempt
   is then played for real — a fresh copy of the workspace, a `NotesStore`, an `AuditedExecutor`
   and an approval of action A — and the learner's answer is compared with what happened.
+
+Whatever the learner passes (None, a number, a function that raises, returns a coroutine or an
+object whose repr raises, a mapping that cannot be read), a check prints one line naming the
+mistake; it never lets a traceback of its own through. No check calls a model.
 
 Every message the checks write themselves, the pairs' labels and the attempts' descriptions follow
 the edition's language (`course_lib.lang.say`); the wire values they quote stay as they are.
@@ -14,8 +20,9 @@ the edition's language (`course_lib.lang.say`); the wire values they quote stay 
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
+import inspect
+import itertools
 import json
 import shutil
 import tempfile
@@ -48,6 +55,33 @@ class _Said(Mapping[str, str]):
 
     def __repr__(self) -> str:
         return repr(dict(self))
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """`repr(value)` cut to `limit` characters, whatever the value (its own __repr__ may raise)."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<a {type(value).__name__} whose repr() fails>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _raised(error: BaseException) -> str:
+    """`Type: message` of an exception the learner's code raised (its own __str__ may raise)."""
+    try:
+        message = str(error)
+    except Exception:
+        message = "(its message cannot be shown)"
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def _drop_coroutine(value: Any) -> bool:
+    """Close a coroutine the learner's `async def` returned (so it is never left un-awaited)."""
+    if inspect.iscoroutine(value):
+        value.close()
+        return True
+    return False
+
 
 # ---- exercise 1: make_action_id ----------------------------------------------------------------
 
@@ -99,29 +133,19 @@ def _fresh(action: Action) -> Action:
 
 
 def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
-    """Run `fn` on every pair of `PAIRS`; name the first pair it gets wrong and the likely mistake."""
+    """Run `fn` on every pair of `PAIRS`, then on every key order and every one-character change
+    of a case; name the first pair or property it gets wrong and the likely mistake."""
     if not_answered(fn):
         return failed(say("Not answered yet: define make_action_id(tool, arguments, user_id) and pass the function itself.",
                           "还没有作答：定义 make_action_id(tool, arguments, user_id)，并传入函数本身。"))
     if not callable(fn):
-        return failed(say(f"Pass the function itself (make_action_id, without parentheses); you passed {fn!r}.",
-                          f"请传入函数本身（make_action_id，不带括号）；你传入的是 {fn!r}。"))
+        return failed(say(f"Pass the function itself (make_action_id, without parentheses); you passed {_shown(fn)}.",
+                          f"请传入函数本身（make_action_id，不带括号）；你传入的是 {_shown(fn)}。"))
     for number, ((english, first, second), chinese) in enumerate(zip(PAIRS, PAIRS_ZH), start=1):
         what = say(english, chinese)
-        try:
-            ids = fn(*_fresh(first)), fn(*_fresh(second))
-        except Exception as error:
-            return failed(say(f"make_action_id raised {type(error).__name__}: {error} on pair {number} ({what}).",
-                              f"make_action_id 在第 {number} 对（{what}）上抛出了 {type(error).__name__}: {error}。"))
-        if any(value is ... for value in ids):
-            return failed(say("Not answered yet: make_action_id still returns ...; return one string per action.",
-                              "还没有作答：make_action_id 仍然返回 ...；请为每个动作返回一个字符串。"))
-        wrong = next((value for value in ids if not isinstance(value, str) or not value), None)
-        if wrong is not None:
-            return failed(say(f"make_action_id must return a non-empty str; it returned {_cut(repr(wrong))} "
-                              f"({type(wrong).__name__}) on pair {number}. {_type_hint(wrong)}",
-                              f"make_action_id 必须返回非空的 str；它在第 {number} 对上返回了 {_cut(repr(wrong))}"
-                              f"（{type(wrong).__name__}）。{_type_hint(wrong)}"))
+        ids, problem = _ids(fn, [first, second], say(f"pair {number} ({what})", f"第 {number} 对（{what}）"))
+        if problem:
+            return failed(problem)
         same = action_id(*first) == action_id(*second)
         if same and ids[0] != ids[1]:
             return failed(say(f"pair {number} ({what}) is ONE action and must get the same id; yours gave "
@@ -133,8 +157,12 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
                               f"approving one would authorize the other. Hint: {_hint(number, fn)}",
                               f"第 {number} 对（{what}）是两个不同的动作，却得到了同一个 id {_cut(ids[0])}："
                               f"批准其中一个就会授权另一个。提示：{_hint(number, fn)}"))
-    message = say(f"all {len(PAIRS)} pairs right: key order is ignored; tool, every argument and the user are bound.",
-                  f"全部 {len(PAIRS)} 对都对了：键的顺序被忽略；工具、每个参数和用户都被绑定。")
+    if (problem := _every_key_order(fn)) or (problem := _every_one_character_change(fn)):
+        return failed(problem)
+    message = say(f"all {len(PAIRS)} pairs right, every key order gives one id and every one-character change "
+                  "another: key order is ignored; tool, every argument and the user are bound.",
+                  f"全部 {len(PAIRS)} 对都对了，每一种键的顺序都得到同一个 id，每一处单个字符的改动都得到另一个："
+                  "键的顺序被忽略；工具、每个参数和用户都被绑定。")
     if _joined_without_separator(fn):
         message += say(" One caution: your id joins the parts with nothing between them. It holds here only by luck —"
                        " a JSON object ends at its own closing brace, and MCP's naming rule for tools allows only letters,"
@@ -145,6 +173,98 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
                        "'x{}' + '{}' + 'y' 和 'x' + '{}' + '{}y' 会得到同一个 id。让它在构造上就安全：对一个 JSON 列表 "
                        "[tool, arguments, user] 求哈希，或者在各部分之间放一个任何部分都不可能包含的分隔符。")
     return passed(message)
+
+
+def _ids(fn: Callable[..., Any], actions: list[Action], where: str) -> tuple[list[str], str | None]:
+    """The learner's id of each action (plain `str`s), or the message naming why there is none."""
+    ids = []
+    for action in actions:
+        try:
+            value = fn(*_fresh(action))
+        except TypeError as error:
+            return [], say(f"make_action_id raised {_raised(error)} on {where}: it must take three arguments, "
+                           "make_action_id(tool, arguments, user_id).",
+                           f"make_action_id 在{where}上抛出了 {_raised(error)}：它必须接受三个参数，"
+                           "make_action_id(tool, arguments, user_id)。")
+        except Exception as error:
+            return [], say(f"make_action_id raised {_raised(error)} on {where}.",
+                           f"make_action_id 在{where}上抛出了 {_raised(error)}。")
+        if value is ...:
+            return [], say("Not answered yet: make_action_id still returns ...; return one string per action.",
+                           "还没有作答：make_action_id 仍然返回 ...；请为每个动作返回一个字符串。")
+        if _drop_coroutine(value):
+            return [], say("make_action_id is an async def: it returned a coroutine, not an id. Write a plain def "
+                           "(hashing needs no await).",
+                           "make_action_id 是 async def：它返回的是协程，不是 id。请写成普通的 def（求哈希不需要 await）。")
+        if not isinstance(value, str) or not value:
+            return [], say(f"make_action_id must return a non-empty str; it returned {_cut(_shown(value))} "
+                           f"({type(value).__name__}) on {where}. {_type_hint(value)}",
+                           f"make_action_id 必须返回非空的 str；它在{where}上返回了 {_cut(_shown(value))}"
+                           f"（{type(value).__name__}）。{_type_hint(value)}")
+        ids.append(str.__str__(value))  # a plain str: a subclass's own __eq__ decides nothing here
+    return ids, None
+
+
+KEY_ORDERS = {"path": "/workspace/todo.md", "tags": {"topic": "mcp", "week": "4", "meta": {"by": "alice", "level": 2}},
+              "expected_version": 1}  # fmt: skip
+"""A case whose keys the check puts in every order, at all three levels (3! × 3! × 2! = 72 orders)."""
+
+
+def _orders(value: Any) -> list[Any]:
+    """`value` with the keys of every object in it in every possible order (equal values, other texts)."""
+    if not isinstance(value, dict):
+        return [value]
+    keys = list(value)
+    inner = [_orders(value[key]) for key in keys]
+    every = []
+    for picked in itertools.product(*inner):
+        for order in itertools.permutations(range(len(keys))):
+            every.append({keys[i]: picked[i] for i in order})
+    return every
+
+
+def _every_key_order(fn: Callable[..., Any]) -> str | None:
+    """One id for every order of the keys, at every level of `KEY_ORDERS`."""
+    orders = _orders(KEY_ORDERS)
+    ids, problem = _ids(fn, [("tag_note", order, "alice") for order in orders], say("a key order", "某一种键的顺序"))
+    if problem:
+        return problem
+    if len(set(ids)) > 1:
+        bad = next(order for order, the_id in zip(orders, ids) if the_id != ids[0])
+        return say(f"the same arguments in {len(orders)} key orders (three levels deep) got {len(set(ids))} different "
+                   f"ids, e.g. {_cut(json.dumps(bad), 70)}: an approval would not match its own action. Serialize with "
+                   "json.dumps(arguments, sort_keys=True): it sorts every level, however deep.",
+                   f"同样的参数按 {len(orders)} 种键的顺序（三层嵌套）排列，得到了 {len(set(ids))} 个不同的 id，例如 "
+                   f"{_cut(json.dumps(bad), 70)}：批准就对不上它自己的动作了。请用 json.dumps(arguments, sort_keys=True) "
+                   "序列化：它会排序每一层，不管嵌套多深。")
+    return None
+
+
+def _every_one_character_change(fn: Callable[..., Any]) -> str | None:
+    """Another id for every deletion or change of one character of the content, path, tool or user."""
+    tool, arguments, user = "apply_note_update", dict(NOTE), "alice"
+    base, problem = _ids(fn, [(tool, arguments, user)], say("action A", "动作 A"))
+    if problem:
+        return problem
+    variants: list[tuple[str, Action]] = []
+    for part, text in (("content", arguments["content"]), ("path", arguments["path"]), ("tool", tool), ("user", user)):
+        for i in range(len(text)):
+            for changed in (text[:i] + text[i + 1:], text[:i] + ("x" if text[i] != "x" else "y") + text[i + 1:]):
+                if part in ("content", "path"):
+                    variants.append((part, (tool, {**arguments, part: changed}, user)))
+                else:
+                    variants.append((part, (changed, arguments, user) if part == "tool" else (tool, arguments, changed)))
+    ids, problem = _ids(fn, [action for _, action in variants], say("a one-character change", "某一处单个字符的改动"))
+    if problem:
+        return problem
+    for (part, action), the_id in zip(variants, ids):
+        if the_id == base[0]:
+            shown = {"content": action[1]["content"], "path": action[1]["path"], "tool": action[0], "user": action[2]}[part]
+            return say(f"changing one character of the {part} ({_shown(shown)}) kept A's id: that one-character "
+                       "change would be approved with A. Hash the exact text of every part, untouched.",
+                       f"把 {part} 改动一个字符（{_shown(shown)}）之后，id 还是 A 的：这处单个字符的改动会跟着 A 一起被批准。"
+                       "请对每一部分原样的文本求哈希，不要改动它。")
+    return None
 
 
 def _cut(value: str, limit: int = 30) -> str:
@@ -242,13 +362,11 @@ A_ARGS = {"path": "/workspace/todo.md", "content": "# To do\n\n- [x] Try head 5 
 ATTEMPTS: Mapping[str, str] = _Said({
     "a": ("alice sends A again, with its keys in another order", "alice 再次发送 A，键换了一种顺序"),
     "b": ("bob sends exactly A's tool and arguments", "bob 发送与 A 完全相同的工具和参数"),
-    "c": ("alice's first try of A timed out before anything was written; her app sends A again",
-          "alice 第一次尝试 A 时超时了，什么都还没写；她的应用再次发送 A"),
+    "c": ("alice sends A with the path written as todo.md (the same file, named relatively)",
+          "alice 发送 A，但路径写成 todo.md（同一个文件，用相对路径指名）"),
     "d": ("alice sends A ten minutes after the approval", "alice 在批准十分钟之后发送 A"),
-    "e": ("A has run once; the model sends A a second time (a new call, not a retry after a timeout)",
-          "A 已经运行过一次；模型第二次发送 A（一次新的调用，不是超时之后的重试）"),
-    "f": ("someone else updated todo.md first (it is at version 2 now); then alice sends A",
-          "别人先更新了 todo.md（它现在处于版本 2）；然后 alice 发送 A"),
+    "e": ("A has run once; the model sends A a second time", "A 已经运行过一次；模型第二次发送 A"),
+    "f": ("alice sends A four minutes after the approval", "alice 在批准四分钟之后发送 A"),
 })
 """The six attempts. In each, action A (`A_ARGS`, user alice) was shown and approved just before."""
 
@@ -256,14 +374,14 @@ WHY: Mapping[str, str] = _Said({
     "a": ("key order is not part of the action: same tool, same arguments, same user",
           "键的顺序不属于动作：同一个工具、同样的参数、同一个用户"),
     "b": ("an approval is bound to the user it was shown to", "批准绑定到它展示给的那个用户"),
-    "c": ("an approval is used up only when the action takes effect, so the retry of the same action runs "
-          "(and its idempotency key would stop a second effect if the first try had written)",
-          "批准只在动作生效时才用掉，所以同一个动作的重试会运行（如果第一次尝试已经写入，它的幂等键会阻止第二次生效）"),
+    "c": ("the action is the arguments as sent: 'todo.md' names the same file but is other text, so another "
+          "action nobody approved (that is why the preview hands out the canonical path)",
+          "动作就是发送出去的参数：'todo.md' 指的是同一个文件，但它是另一段文本，所以是另一个没人批准过的动作"
+          "（这正是预览给出标准化路径的原因）"),
     "d": ("the approval expired (it lives 5 minutes)", "批准过期了（它的有效期是 5 分钟）"),
     "e": ("an approval is used up when the action takes effect", "动作生效时批准就用掉了"),
-    "f": ("the approval is valid, but the write is conditional: expected_version 1 is stale (CONFLICT), "
-          "so the newer text is kept",
-          "批准是有效的，但写入是有条件的：expected_version 1 已经过时（CONFLICT），所以较新的文本得以保留"),
+    "f": ("the approval lives 5 minutes, so four minutes later it still holds, once",
+          "批准的有效期是 5 分钟，所以四分钟之后它仍然有效，可以用一次"),
 })
 
 
@@ -274,47 +392,35 @@ async def _play(label: str, root: Path) -> tuple[bool, str]:
 
     clock = ManualClock(step=0)
     store = NotesStore(root, clock=clock)
-    preview, apply = notes_tools(store)
-    if label == "c":  # the first executed try hangs before it writes anything, and times out
-        hung: list[bool] = []
-        write = apply.handler
+    try:
+        executor = AuditedExecutor(notes_tools(store), audit=store.audit, ttl=300)
+        alice = Session("alice")
 
-        async def hangs_once(arguments: Any, context: Any) -> Any:
-            if not hung:
-                hung.append(True)
-                await anyio.sleep(5)
-            return await write(arguments, context)
+        def send(arguments: Any, session: Session = alice, call_id: str = "call_2") -> Awaitable[Any]:
+            text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+            return executor.execute(call_id, "apply_note_update", text, session)
 
-        apply = dataclasses.replace(apply, handler=hangs_once, timeout=0.05)
-    executor = AuditedExecutor([preview, apply], audit=store.audit, ttl=300)
-    alice = Session("alice")
-
-    def send(arguments: Any, session: Session = alice, call_id: str = "call_2") -> Awaitable[Any]:
-        text = arguments if isinstance(arguments, str) else json.dumps(arguments)
-        return executor.execute(call_id, "apply_note_update", text, session)
-
-    first = await send(A_ARGS, call_id="call_1")
-    executor.approvals.approve(first.result["error"]["action_id"])
-    attempt: Any = A_ARGS
-    session = alice
-    if label == "a":
-        attempt = json.dumps(dict(reversed(list(A_ARGS.items()))))
-    elif label == "b":
-        session = Session("bob")
-    elif label == "c":
-        await send(A_ARGS, call_id="call_2")  # TIMEOUT: cancelled before it wrote
-    elif label == "d":
-        clock.advance(600)
-    elif label == "e":
-        await send(A_ARGS, call_id="call_2")
+        first = await send(A_ARGS, call_id="call_1")
+        executor.approvals.approve(first.result["error"]["action_id"])
+        attempt: Any = A_ARGS
+        session = alice
+        if label == "a":
+            attempt = json.dumps(dict(reversed(list(A_ARGS.items()))))
+        elif label == "b":
+            session = Session("bob")
+        elif label == "c":
+            attempt = {**A_ARGS, "path": "todo.md"}
+        elif label == "d":
+            clock.advance(600)
+        elif label == "e":
+            await send(A_ARGS, call_id="call_2")
+        elif label == "f":
+            clock.advance(240)
         writes_before = store.writes
-        again = await send(A_ARGS, call_id="call_3")
-        return store.writes > writes_before, str(again.error_code or "ok")
-    elif label == "f":
-        store.write("/workspace/todo.md", "someone else's newer text\n", 1)
-    writes_before = store.writes
-    execution = await send(attempt, session)
-    return store.writes > writes_before, str(execution.error_code or "ok")
+        execution = await send(attempt, session, call_id="call_3")
+        return store.writes > writes_before, str(execution.error_code or "ok")
+    finally:
+        store.close()
 
 
 def play_attempts() -> dict[str, tuple[bool, str]]:
@@ -337,40 +443,63 @@ def play_attempts() -> dict[str, tuple[bool, str]]:
         return portal.call(play_all)
 
 
+def _decisions(answer: Any) -> tuple[dict[str, Any], str | None]:
+    """The learner's decisions as a plain dict, or the message naming why they cannot be read."""
+    if not isinstance(answer, Mapping):
+        kind = type(answer).__name__
+        return {}, say(f"decisions must be a dict like {{'a': True, 'b': False, ...}}; you gave a {kind}.",
+                       f"decisions 必须是形如 {{'a': True, 'b': False, ...}} 的 dict；你给的是一个 {kind}。")
+    try:
+        decisions = {key: answer[key] for key in ATTEMPTS if key in answer}
+    except Exception as error:
+        return {}, say(f"decisions could not be read: looking an entry up raised {_raised(error)}; use a plain dict.",
+                       f"decisions 读不出来：查找其中一项时抛出了 {_raised(error)}；请用普通的 dict。")
+    missing = [label for label in ATTEMPTS if label not in decisions]
+    if missing:
+        upper = [label for label in missing if _has(answer, label.upper())]
+        hint = say(" The labels are lowercase: 'a', not 'A'.", "标签是小写的：'a'，不是 'A'。") if upper else ""
+        return {}, say(f"decisions has no entry for {', '.join(missing)}: decide all six attempts (a to f).{hint}",
+                       f"decisions 里没有 {', '.join(missing)} 的条目：请对全部六次尝试（a 到 f）作出判断。{hint}")
+    return decisions, None
+
+
+def _has(mapping: Mapping[Any, Any], key: str) -> bool:
+    try:
+        return key in mapping
+    except Exception:
+        return False
+
+
 def check_write_decisions(answer: dict[str, bool]) -> bool:
     """Compare `{label: True if the write runs}` with the real executor, attempt by attempt."""
     if not_answered(answer):
         return failed(say("Not answered yet: fill in decisions = {'a': True or False, ...} for the six attempts.",
                           "还没有作答：为六次尝试填好 decisions = {'a': True 或 False, ...}。"))
-    if not isinstance(answer, dict):
-        kind = type(answer).__name__
-        return failed(say(f"decisions must be a dict like {{'a': True, 'b': False, ...}}; you gave a {kind}.",
-                          f"decisions 必须是形如 {{'a': True, 'b': False, ...}} 的 dict；你给的是一个 {kind}。"))
-    missing = ", ".join(label for label in ATTEMPTS if label not in answer)
-    if missing:
-        return failed(say(f"decisions has no entry for {missing}: decide all six attempts (a to f).",
-                          f"decisions 里没有 {missing} 的条目：请对全部六次尝试（a 到 f）作出判断。"))
-    open_ = ", ".join(label for label in ATTEMPTS if answer[label] is ...)
+    decisions, problem = _decisions(answer)
+    if problem:
+        return failed(problem)
+    open_ = ", ".join(label for label in ATTEMPTS if decisions[label] is ...)
     if open_:
         return failed(say(f"Not answered yet: replace the ... of {open_} with True (the write runs) or False.",
                           f"还没有作答：把 {open_} 的 ... 换成 True（写入会运行）或 False。"))
     for label in ATTEMPTS:
-        if not isinstance(answer[label], bool):
-            return failed(say(f"({label}): answer True (the write runs) or False (it does not); you gave {answer[label]!r}.",
-                              f"({label})：请回答 True（写入会运行）或 False（不会）；你给的是 {answer[label]!r}。"))
+        if not isinstance(decisions[label], bool):
+            given = _shown(decisions[label])
+            return failed(say(f"({label}): answer True (the write runs) or False (it does not); you gave {given}.",
+                              f"({label})：请回答 True（写入会运行）或 False（不会）；你给的是 {given}。"))
     real = play_attempts()
     for label, (wrote, outcome) in real.items():
-        if answer[label] != wrote:
-            said = say("it writes", "会写入") if answer[label] else say("nothing is written", "什么也不写")
+        if decisions[label] != wrote:
+            said = say("it writes", "会写入") if decisions[label] else say("nothing is written", "什么也不写")
             happened = (say("the write ran", "写入运行了") if wrote else
                         say(f"the real executor answered {outcome} and wrote nothing", f"真实的执行器回答 {outcome}，什么也没写"))
             return failed(say(f"({label}) {ATTEMPTS[label]}: you said {said}, but {happened} — {WHY[label]}.",
                               f"({label}) {ATTEMPTS[label]}：你说{said}，但{happened}。{WHY[label]}。"))
-    return passed(say("all six right: only an exact, unexpired, unused approval of the current version writes.",
-                      "六个全对：只有针对当前版本、确切、未过期且未用过的批准才会写入。"))
+    return passed(say("all six right: only the exact action, for the user it was shown to, unused and unexpired, writes.",
+                      "六个全对：只有确切的那个动作、对它被展示给的那个用户、没用过也没过期，才会写入。"))
 
 
 SOLUTIONS: Solutions = {
     "check_make_action_id": lambda: _make_action_id_solution,
-    "check_write_decisions": lambda: {"a": True, "b": False, "c": True, "d": False, "e": False, "f": False},
+    "check_write_decisions": lambda: {"a": True, "b": False, "c": False, "d": False, "e": False, "f": True},
 }
