@@ -221,8 +221,12 @@ class ApprovalPanel(TextFallback):
                              f"✓ 已批准并完成：{the_id} 运行了一次；它的批准已经用掉"),
                 "unknown": say(f"? no record of {the_id}: never asked for, or no longer kept",
                                f"? 没有 {the_id} 的记录：从未请求过，或者记录已不再保留"),
+                "dropped": say(f"✗ dropped unanswered: {the_id} waited while too many others came after it "
+                               "(Approvals.max_pending); nothing was approved: ask again",
+                               f"✗ 未作答就被丢弃：{the_id} 等待期间又来了太多别的请求（Approvals.max_pending）；"
+                               "什么都没有批准：请重新请求"),
             }.get(state, state)
-        if self.decision is None and state not in ("pending", "unknown"):
+        if self.decision is None and state not in ("pending", "unknown", "dropped"):
             line += say(" (decided elsewhere, not in this panel)", "（在别处决定，不是在这个面板里）")
         if self.ignored:
             clicks = ", ".join(self.ignored)
@@ -279,7 +283,7 @@ class ApprovalPanel(TextFallback):
         try:
             act(self.action.action_id)
         except KeyError:  # decided already, here or elsewhere: the first decision stands
-            if self.state != "unknown":  # (an unknown request was not decided: the status says so)
+            if self.state not in ("unknown", "dropped"):  # (neither was decided: the status says why)
                 self.ignored.append(_click(decision))
             ok = False
         else:
@@ -333,6 +337,7 @@ _REFUSALS = {
     "pending": "nobody has approved this action yet; it was not run",
     "expired": "the approval expired before the action ran; it was not run",
     "spent": "this approval was already used: the action ran once; it was not run again",
+    "dropped": "nobody approved this action: it waited among too many others and was dropped unanswered; it was not run",
 }
 
 

@@ -181,6 +181,19 @@ def test_a_request_the_approvals_no_longer_keep_is_named_not_taken_for_a_decisio
     assert anyio.run(lambda: panel.execute(ALICE)).error_code == "FORBIDDEN"
 
 
+def test_a_request_dropped_by_the_bounded_pending_approvals_says_so_and_never_runs(setup):
+    # Approvals keep at most max_pending waiting actions: the oldest is dropped, never approved.
+    _, executor = setup
+    executor.approvals.max_pending = 1
+    panel = ApprovalPanel(executor, waiting(executor))
+    run(executor, "apply_note_update", {**ARGUMENTS, "content": ARGUMENTS["content"] + " (another)"})
+    assert panel.state == "dropped"
+    assert panel.approve() is False and panel.ignored == []  # nothing was decided, so nothing is "ignored"
+    assert panel.status.startswith(f"✗ dropped unanswered: {panel.action.action_id} waited while too many others")
+    refused = anyio.run(lambda: panel.execute(ALICE))
+    assert refused.error_code == "FORBIDDEN" and "dropped unanswered" in refused.result["error"]["message"]
+
+
 def test_a_new_request_after_a_decision_gets_a_new_panel(setup):
     _, executor = setup
     first = ApprovalPanel(executor, waiting(executor))

@@ -193,7 +193,7 @@ def test_resume_continues_with_the_reset_tool_choice(setup):
     assert client.choices == [forced, "auto"]
 
 
-# ---- narrowing the tools after untrusted content (06 §9) -------------------------------------
+# ---- narrowing the tools after untrusted content (06b §7) -------------------------------------
 
 INBOX_TASK = "Read /workspace/inbox/study_group.txt and tell me what it says."
 GULLIBLE = {"metadata": {"course_persona": "gullible"}}
