@@ -417,7 +417,7 @@ def build_server(workspace: Workspace, name: str = "files") -> Server:
         description=TOOL_DESCRIPTION.format(root=workspace.logical_root),
         input_schema=input_schema(),
         output_schema=OUTPUT_SCHEMA,
-        annotations=types.ToolAnnotations(read_only_hint=True),
+        annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),  # reads its root only: a closed world
     )
 
     async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
