@@ -19,11 +19,12 @@ LAB_ARGS ?=
 # Jupyter refuses to start as root (a Docker container, a workshop VM) unless told it is meant;
 # binder/lab_settings.py turns off the "Jupyter news?" pop-up, so the first screen is notebook 00.
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
-# The edition follows COURSE_LANG, else the machine's locale (LC_ALL, LANG): zh… opens the 简体中文 one.
-EDITION := $(if $(filter zh%,$(firstword $(COURSE_LANG) $(LC_ALL) $(LANG))),notebooks/zh-CN,notebooks)
+# The edition follows COURSE_LANG, else the machine's locale: course_lib/lang.py decides (any spelling of
+# Chinese opens the 简体中文 one, with JupyterLab's own menus in Chinese). `=`: asked only when lab runs.
+LAB_EDITION = $(eval LAB_EDITION := $$(shell $(PYTHON) course_lib/lang.py))$(LAB_EDITION)
+EDITION = $(if $(filter zh-CN,$(LAB_EDITION)),notebooks/zh-CN,notebooks)
 lab: $(VENV)/.installed
-	$(BIN)/python binder/lab_settings.py
-	$(BIN)/jupyter lab $(EDITION)/00_map_and_first_run.ipynb $(LAB_ROOT) $(LAB_ARGS)
+	$(BIN)/jupyter lab $(EDITION)/00_map_and_first_run.ipynb $(LAB_ROOT) $$($(BIN)/python binder/lab_settings.py --edition $(LAB_EDITION)) $(LAB_ARGS)
 
 test: $(VENV)/.installed  ## every zh-CN cell in step with its English (else it names notebook and cell), then every test and notebook
 	$(BIN)/python tools/translations.py check

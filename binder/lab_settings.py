@@ -7,15 +7,26 @@ settings directory the installed JupyterLab reads (`<app dir>/settings`, the app
 `jupyterlab.commands.get_app_dir()`: `$JUPYTERLAB_DIR` or `<sys.prefix>/share/jupyter/lab`).
 A learner can still switch it on under Settings → Notifications.
 
-Run by `make lab` and by `binder/postBuild`: `python binder/lab_settings.py`.
+The 简体中文 edition also opens JupyterLab itself in Chinese, through JupyterLab's own translation
+setting (`@jupyterlab/translation-extension:plugin` `locale`, the language pack being a dependency).
+So that the English edition stays English, that override lives in a settings folder of its own,
+`<app dir>/settings-zh-CN` (a copy of `settings` plus the locale), which `make lab` hands to
+JupyterLab only when it opens the zh-CN edition (`--LabApp.app_settings_dir`). A learner's own
+choice under Settings → Language still wins: overrides change defaults, not user settings.
+
+Run by `make lab` and by `binder/postBuild`: `python binder/lab_settings.py [--edition zh-CN]`
+writes the files and prints the JupyterLab argument the edition needs (nothing for English).
 """
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
 OVERRIDES = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
 FILE_NAME = "tool-calling-course.json"
+LOCALES = {"zh-CN": "zh_CN"}
+"""The JupyterLab language pack of each translated edition."""
 
 
 def settings_dir() -> Path:
@@ -25,13 +36,40 @@ def settings_dir() -> Path:
     return Path(get_app_dir()) / "settings"
 
 
-def install() -> Path:
-    """Write the override file; returns its path (an existing file is replaced, nothing else is touched)."""
-    target = settings_dir() / "overrides.d" / FILE_NAME
+def _write(folder: Path, overrides: dict) -> Path:
+    target = folder / "overrides.d" / FILE_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(OVERRIDES, indent=2) + "\n", encoding="utf-8")
+    target.write_text(json.dumps(overrides, indent=2) + "\n", encoding="utf-8")
     return target
 
 
+def install() -> Path:
+    """Write the override file; returns its path (an existing file is replaced, nothing else is touched)."""
+    return _write(settings_dir(), OVERRIDES)
+
+
+def install_edition(edition: str) -> Path | None:
+    """The settings folder JupyterLab needs for `edition`, written afresh (None: the default one).
+
+    Raises:
+        ValueError: `edition` is not one of the course's editions.
+    """
+    install()
+    if edition == "en":
+        return None
+    if edition not in LOCALES:
+        raise ValueError(f"no edition {edition!r}: use en or {', '.join(LOCALES)}")
+    folder = settings_dir().with_name(f"settings-{edition}")
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(settings_dir(), folder)  # whatever else the install keeps there (page_config.json, …)
+    translation = {"@jupyterlab/translation-extension:plugin": {"locale": LOCALES[edition]}}
+    _write(folder, OVERRIDES | translation)
+    return folder
+
+
 if __name__ == "__main__":
-    print(f"JupyterLab settings override: {install()}", file=sys.stderr)
+    edition = sys.argv[sys.argv.index("--edition") + 1] if "--edition" in sys.argv else "en"
+    folder = install_edition(edition)
+    print(f"JupyterLab settings override: {install()}" + (f"; {edition}: {folder}" if folder else ""), file=sys.stderr)
+    if folder:
+        print(f"--LabApp.app_settings_dir={folder}")

@@ -10,6 +10,9 @@ MCP           fs_server      the sandboxed files server (in-process, stdio or HT
               host           several servers under aliases; a sync API for cells and widgets
               stdio          the servers over stdin/stdout for outside hosts, on event-loop pipes
               http_transport the servers over Streamable HTTP (--http): Origin checks, bearer tokens
+              frames         every JSON-RPC frame judged the same on stdio and HTTP (the spec's codes, ids kept)
+              http_refusals  every HTTP refusal a JSON-RPC body; the SDK's plain text and 401 challenge corrected
+              http_limits    bounded HTTP: header/body/idle deadlines, a connection cap, a session cap with eviction
               http_show      HTTP exchanges printed as they crossed, port and session id masked
 Results       loop           function_call_output, the second request, stop conditions
               verify         link-by-link checks of a recorded round trip (fixtures)

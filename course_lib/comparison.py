@@ -31,6 +31,8 @@ Change = Callable[[Any], Any]
 """Takes the model client, returns a client with the change (or None: the baseline)."""
 
 GUESS = "The usual approach works here: follow the standard steps in order and check each result as you go."
+GUESS_ZH = "通常的做法在这里也适用：按标准步骤依次执行，每一步都检查结果。"
+"""What the careless model says instead of "the evidence is missing", in the language of the answer it replaces."""
 _PATH = re.compile(r"/notes/[\w./-]+\.md")
 VERSION_LABELS_ZH = {"baseline": "基线", "no search step": "去掉搜索步骤", "guesses": "靠猜"}
 """The zh-CN column label of each version name used in notebook 09 (the names stay the dict's keys)."""
@@ -72,11 +74,13 @@ class Guesses(ChangedModel):
     nobody read. Function calls in the same response (a proposed gap) are kept."""
 
     def change_response(self, request: dict[str, Any], response: Response) -> Response:
-        if "evidence is missing" not in response.output_text:
+        said = response.output_text
+        if "evidence is missing" not in said and "证据不足" not in said:
             return response
         seen = [p for i in request["input"] if isinstance(i, dict) and i.get("type") == "function_call_output"
                 for p in _PATH.findall(json.dumps(i.get("output", "")))]  # fmt: skip
-        text = f"{GUESS}\n\nSources: {(seen or ['/notes/strict-mode.md'])[0]}"
+        cited = (seen or ["/notes/strict-mode.md"])[0]
+        text = f"{GUESS_ZH}\n\n来源：{cited}" if "证据不足" in said else f"{GUESS}\n\nSources: {cited}"
         output = []
         for item in response.output:
             if item.type == "message":

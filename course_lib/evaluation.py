@@ -1,6 +1,6 @@
 """Evaluating the notes assistant: fixed questions, one trace per task, metrics computed from traces.
 
-    questions = load_questions()                 # fixtures/eval_questions.json
+    questions = load_questions()                 # fixtures/eval_questions.json (zh-CN: fixtures/zh-CN/…)
     traces = run_eval(questions)                 # offline model, or the real endpoint if configured
     metrics = compute_metrics(traces)
     print(metrics_table(metrics)); print(bar_chart(metrics))
@@ -81,6 +81,15 @@ METRIC_LABELS_ZH = {
     "failure recovery rate": "失败恢复率", "claim grounding": "陈述有据率",
 }  # fmt: skip
 COUNTED_OVER_ZH = {"tasks": "任务", "calls": "调用", "answers": "回答", "writes": "写入", "failures": "失败", "claims": "陈述"}
+KINDS_ZH = {"answer": "回答", "chat": "闲聊", "missing": "证据不足", "gap": "缺口", "recover": "恢复"}
+EXPECT_ZH = {"cited": "有引用的回答", "evidence_missing": "说明证据不足", "no_tool": "不调用工具"}
+"""A question's kind and expected answer as the zh-CN tables and trace browser print them (the
+questions file keeps the English values, which code compares)."""
+
+
+def kind_label(kind: str) -> str:
+    """A question's kind as the edition prints it ("gap" / "缺口")."""
+    return say(kind, KINDS_ZH.get(kind, kind))
 
 
 def metric_label(name: str) -> str:
@@ -93,11 +102,29 @@ _SOURCES = re.compile(r"^(?:Sources:|来源：)[ \t]*(.*)$", re.M)  # the offlin
 _QUOTE = re.compile(r"^- (.+) \[(/[^\]\s]+)\][ \t]*$", re.M)
 
 
-def questions_file() -> Path:
-    """`fixtures/eval_questions.json`."""
+def _edition_fixtures(edition: str | None) -> Path | None:
+    """`fixtures/zh-CN` for the zh-CN edition (`edition`, default the running one), None for English."""
+    from course_lib.lang import language
     from course_lib.paths import fixtures_dir
 
-    return fixtures_dir() / "eval_questions.json"
+    return fixtures_dir() / "zh-CN" if (edition or language()) == "zh-CN" else None
+
+
+def edition_notes(edition: str | None = None) -> Path:
+    """The knowledge base an edition's assistant answers from (default: the running edition's):
+    `fixtures/notes`, or in the zh-CN edition the same notes in Chinese, `fixtures/zh-CN/notes`
+    (same file names, so the same paths and expected sources)."""
+    zh = _edition_fixtures(edition)
+    return zh / "notes" if zh else notes_dir()
+
+
+def questions_file(edition: str | None = None) -> Path:
+    """An edition's evaluation questions (default: the running edition's): `fixtures/eval_questions.json`,
+    or `fixtures/zh-CN/eval_questions.json` (the same ids, kinds and expectations, asked in Chinese)."""
+    from course_lib.paths import fixtures_dir
+
+    zh = _edition_fixtures(edition)
+    return (zh or fixtures_dir()) / "eval_questions.json"
 
 
 @dataclass(frozen=True)
@@ -210,9 +237,10 @@ class TaskTrace:
         q = self.question
         write = (say(", a write", "，一次写入") + (say(" (user approves)", "（用户批准）") if q.approve
                  else say(" (user rejects)", "（用户拒绝）"))) if q.expect_write else ""  # fmt: skip
-        lines = [f"{q.id} [{q.kind}] {q.question}",
-                 say("expected: tools {tools}, sources {sources}, {expect}", "预期：工具 {tools}，来源 {sources}，{expect}",
-                     tools=list(q.expected_tools), sources=list(q.expected_sources), expect=q.expect) + write,
+        lines = [f"{q.id} [{kind_label(q.kind)}] {q.question}",
+                 say("expected: tools {tools}, sources {sources}, {expect}", "预期：工具 {tools}，来源 {sources}，{expect_zh}",
+                     tools=list(q.expected_tools), sources=list(q.expected_sources), expect=q.expect,
+                     expect_zh=EXPECT_ZH.get(q.expect, q.expect)) + write,
                  say("status: {status}  reason: {reason}  model requests: {turns}  tokens: {tokens}  time: {time}",
                      "状态：{status}  原因：{reason}  模型请求数：{turns}  token 数：{tokens}  时间：{time}",
                      status=self.status, reason=self.reason, turns=self.turns, tokens=self.tokens,
@@ -320,7 +348,7 @@ def run_task(question: Question, *, client: OpenAI | None = None, root: Path | N
     The simulated user approves or rejects every write that waits (`question.approve`).
     `client` defaults to `backend.make_client()` (offline unless OPENAI_API_KEY is set).
     """
-    source = Path(root or notes_dir())
+    source = Path(root or edition_notes())
     with tempfile.TemporaryDirectory(prefix="course-eval-") as scratch:
         if question.setup:
             source = Path(shutil.copytree(source, Path(scratch) / "notes"))
@@ -339,9 +367,11 @@ def run_task(question: Question, *, client: OpenAI | None = None, root: Path | N
             return build_trace(question, result, assistant.executor.history, seconds, assistant.gaps)
 
 
-def run_eval(questions: Iterable[Question] | None = None, *, client: OpenAI | None = None) -> list[TaskTrace]:
-    """Run every question (default: `load_questions()`), one fresh assistant each."""
-    return [run_task(q, client=client) for q in (load_questions() if questions is None else questions)]
+def run_eval(questions: Iterable[Question] | None = None, *, client: OpenAI | None = None,
+             root: Path | None = None) -> list[TaskTrace]:  # fmt: skip
+    """Run every question (default: `load_questions()`) over the notes in `root` (default:
+    `edition_notes()`), one fresh assistant each."""
+    return [run_task(q, client=client, root=root) for q in (load_questions() if questions is None else questions)]
 
 
 # ---- checks on one answer -----------------------------------------------------------------------
@@ -555,7 +585,7 @@ def tasks_table(traces: list[TaskTrace]) -> str:
     rows = [tuple(say(en, zh) for en, zh in (("task", "任务"), ("kind", "种类"), ("tools chosen", "选择的工具"),
              ("requests", "请求数"), ("tokens", "token 数"), ("time", "时间"), ("status", "状态"), ("completed", "完成")))]
     for t in traces:
-        rows.append((t.question.id, t.question.kind, ",".join(t.tools) or "-", str(t.turns), str(t.tokens),
+        rows.append((t.question.id, kind_label(t.question.kind), ",".join(t.tools) or "-", str(t.turns), str(t.tokens),
                      time_bucket(t.seconds), t.status, "✓" if not completion_problems(t) else "✗"))  # fmt: skip
     widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in rows)
@@ -610,7 +640,8 @@ def diagnosis_table(traces: list[TaskTrace]) -> str:
         row = DIAGNOSIS[key]
         glossed = " · ".join(check if CHECKS_ZH[check] == check else f"{check}（{CHECKS_ZH[check]}）"
                              for check in row.checks)  # the zh-CN gloss of `failure_table`; the checks stay as named
-        lines += [say("{letter}  {symptom} ({source}) — tasks: {ids}", "{letter}  {source}——任务：{ids}",
+        # The English edition names the symptom in English only (the source's own row name is Chinese).
+        lines += [say("{letter}  {symptom} — tasks: {ids}", "{letter}  {source}（任务：{ids}）",
                       letter=row.letter, symptom=row.symptom, source=row.source, ids=", ".join(ids)),
                   say("    likely cause: {cause}", "    可能的原因：{cause_zh}", cause=row.cause, cause_zh=CAUSES_ZH[row.letter]),
                   say("    check first:  {checks}", "    先检查：{glossed}", checks=" · ".join(row.checks), glossed=glossed)]  # fmt: skip
@@ -627,7 +658,7 @@ class TraceBrowser(TextFallback):
     def __init__(self, traces: list[TaskTrace], selected: str | None = None) -> None:
         self.traces = {t.question.id: t for t in traces}
         first = selected if selected in self.traces else next(iter(self.traces))
-        options = [(f"{t.question.id} · {t.question.kind} · {t.question.question[:50]}", t.question.id)
+        options = [(f"{t.question.id} · {kind_label(t.question.kind)} · {t.question.question[:50]}", t.question.id)
                    for t in traces]  # fmt: skip
         self.dropdown = widgets.Dropdown(options=options, value=first, description=say("task", "任务"),
                                          layout=widgets.Layout(width="95%"))  # fmt: skip

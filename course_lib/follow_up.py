@@ -5,7 +5,8 @@ the user's answer" before it proposes a gap. Both halves must rest on the notes,
 
 - `follow_up(read, answer)` picks a sentence of a note the task read that the answer did *not*
   use (the next thing worth checking), and asks the learner to fill in its key terms (the words
-  of that sentence rarest in the notes) and explain it;
+  of that sentence rarest in the notes; in a Chinese note, the course concepts it names) and
+  explain it;
 - `grade(reply, question)` checks the reply against that sentence: which key terms it has,
   which it misses, and — when it misses any — the `save_learning_gap` arguments that name the
   note as evidence (the assistant proposes them; a person approves, as for any write).
@@ -30,6 +31,9 @@ from typing import Any
 
 from course_lib.grounding import sentences, words
 from course_lib.lang import say
+from course_lib.offline_model.terms import concepts
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 KEY_TERMS = 2  # blanks per question
 PLAIN = frozenset("before after another cannot itself should would could whether such other same next first then "
@@ -50,8 +54,9 @@ class FollowUp:
     def text(self) -> str:
         """The question as the learner sees it: the sentence with its key terms blanked."""
         blanked = self.sentence
-        for term in self.key_terms:
-            blanked = re.sub(rf"(?i)\b{re.escape(term)}\b", "____", blanked, count=1)
+        for term in self.key_terms:  # a whole word; a Chinese term has no word boundaries to respect
+            edge = "" if _CJK.search(term) else r"\b"
+            blanked = re.sub(rf"(?i){edge}{re.escape(term)}{edge}", "____", blanked, count=1)
         return say("Follow-up on your note {title!r} ({path}): fill in the blanks and say in one sentence why it "
                    "matters.\n  {blanked}", "追问你的笔记 {title!r}（{path}）：填上空格，并用一句话说明它为什么重要。\n  {blanked}",
                    title=self.title, path=self.path, blanked=blanked)  # fmt: skip
@@ -93,6 +98,7 @@ def follow_up(read: dict[str, str], answer: str | None, *, corpus: Iterable[str]
                 continue
             terms = [w for w in re.findall(r"[A-Za-z][A-Za-z_-]+", sentence)
                      if w.lower() in words(sentence) and len(w) >= 5 and w.lower() not in PLAIN]  # fmt: skip
+            terms += concepts(sentence)  # Chinese has no spaces: the course concepts it names are its words
             if len(terms) < KEY_TERMS:
                 continue
             rarity = {t: sum(t.lower() in text.lower() for text in texts) for t in dict.fromkeys(terms)}
@@ -102,6 +108,8 @@ def follow_up(read: dict[str, str], answer: str | None, *, corpus: Iterable[str]
 
 
 def _says(reply: str, term: str) -> bool:
+    if _CJK.search(term):
+        return term in reply  # Chinese words do not inflect
     stem = term.lower()[: max(4, len(term) - 2)]  # "conditions" matches "condition", "stops" matches "stop"
     return any(word.startswith(stem) for word in re.findall(r"[a-z0-9_-]+", reply.lower()))
 
@@ -115,15 +123,16 @@ def grade(reply: Any, question: FollowUp) -> Grade:
     fields = {"sentence": question.sentence, "path": question.path}
     if not missing:
         return Grade(verdict, covered, missing, say("✓ correct: {terms} — as your note says: {sentence!r} [{path}]",
-                                                    "✓ 正确：{terms}——和你的笔记说的一样：{sentence!r} [{path}]",
-                                                    terms=", ".join(covered), **fields), None)  # fmt: skip
+                                                    "✓ 正确：{terms_zh}，和你的笔记说的一样：{sentence!r} [{path}]",
+                                                    terms=", ".join(covered), terms_zh="、".join(covered), **fields), None)  # fmt: skip
     mark = say("~ partly", "~ 部分正确") if covered else say("✗ not yet", "✗ 还不对")
     feedback = say("{mark}: missing {terms}; your note says: {sentence!r} [{path}]",
-                   "{mark}：缺少 {terms}；你的笔记是这样说的：{sentence!r} [{path}]",
-                   mark=mark, terms=", ".join(map(repr, missing)), **fields)
+                   "{mark}：缺少 {terms_zh}；你的笔记是这样说的：{sentence!r} [{path}]",
+                   mark=mark, terms=", ".join(map(repr, missing)), terms_zh="、".join(map(repr, missing)), **fields)
     gap = {"topic": question.title[:120],
            "evidence": say("{path}: the reply to a follow-up missed {terms} ({sentence})",
-                           "{path}：对追问的回答缺少 {terms}（{sentence}）", terms=", ".join(missing), **fields)[:1000],
+                           "{path}：对追问的回答缺少 {terms_zh}（{sentence}）", terms=", ".join(missing),
+                           terms_zh="、".join(missing), **fields)[:1000],
            "suggestion": say("Re-read {path} and explain in your own words: {sentence}",
                              "重读 {path}，用你自己的话解释：{sentence}", **fields)[:1000]}  # fmt: skip
     return Grade(verdict, covered, missing, feedback, gap)

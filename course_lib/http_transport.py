@@ -20,9 +20,36 @@ What this module adds around the SDK, and nothing else:
   `WWW-Authenticate: Bearer ..., resource_metadata="…/.well-known/oauth-protected-resource/mcp"`,
   and that URL serves the RFC 9728 protected-resource metadata. The token is compared in
   constant time, never logged, never stored in the request's auth info, never sent anywhere.
-- **Every refusal is JSON-RPC**: the SDK answers a few refusals (wrong `Content-Type`, body over
-  the size limit, foreign Origin/Host, unknown path) in plain text; `_JsonRpcRefusals` rewrites
-  those bodies into a JSON-RPC error with the same HTTP status.
+- **Every POST body judged as stdio judges a line** (`course_lib.frames.check_frame`): an id MCP
+  forbids (null, true, 1.5) gets -32600 instead of a silent 202 (the SDK takes such a request for a
+  notification and never runs it); a scalar, a batch, a wrong `jsonrpc` get -32600 and array
+  params -32602, with a plain message instead of the SDK's pydantic dump; NaN and Infinity are
+  refused as on stdio; a number too long to parse keeps its request's id. A notification or a
+  response that cannot be accepted gets 400 with a JSON-RPC error without id, as the transport
+  spec says; an accepted one 202. The SDK's own checks still come first (auth, Host, Origin,
+  session, Accept, Content-Type). (`course_lib.http_refusals`.)
+- **Every refusal is JSON-RPC**: the SDK answers some refusals in plain text (its
+  `TransportSecuritySettings` checks: foreign Origin 403, foreign Host 421, wrong Content-Type
+  400; a body over the limit 413), with an empty body (the 2026-07-28 path's 405 and 406), or as
+  OAuth JSON (401), and Starlette answers an unknown path in plain text: the gate rewrites each
+  into a JSON-RPC error with the same HTTP status (`course_lib.http_refusals`). uvicorn's own
+  refusals (a request h11 cannot parse, `Content-Length: -1`, oversized headers) are written by
+  `http_limits.BoundedH11Protocol`.
+- **A 401 as RFC 6750 §3.1 says**: a request with no credentials gets a challenge without an
+  error code (`Bearer resource_metadata="…"`); a wrong token gets `error="invalid_token"`. (The
+  SDK's `RequireAuthMiddleware` sends `invalid_token` for both.)
+- **Bounded** (`course_lib.http_limits`), each limit an `HttpSettings` field, a flag and an
+  environment variable (`LIMITS`; defaults in parentheses):
+
+  | limit | flag | environment | what happens |
+  |---|---|---|---|
+  | connections at once (100) | `--max-connections` | `COURSE_MCP_MAX_CONNECTIONS` | one more: 503, closed |
+  | idle connection (5 s) | `--idle-timeout` | `COURSE_MCP_IDLE_TIMEOUT` | closed (no request under way) |
+  | headers (10 s) | `--header-timeout` | `COURSE_MCP_HEADER_TIMEOUT` | 408, closed |
+  | body (30 s) | `--body-timeout` | `COURSE_MCP_BODY_TIMEOUT` | 408, closed |
+  | body size (4 MiB) | `--max-body-bytes` | `COURSE_MCP_MAX_BODY_BYTES` | 413 before parsing |
+  | sessions (64) | `--max-sessions` | `COURSE_MCP_MAX_SESSIONS` | the idle-most one ends (404, saying why) |
+  | session idle lifetime (300 s) | `--session-idle` | `COURSE_MCP_SESSION_IDLE` | the session ends (404) |
 
     python -m course_lib.fs_server --root fixtures/workspace --http 8765
     python -m course_lib.notes_server --http 0.0.0.0:8766 --token-file secret.txt
@@ -31,17 +58,18 @@ What this module adds around the SDK, and nothing else:
 from __future__ import annotations
 
 import argparse
+import functools
 import hmac
 import ipaddress
-import json
 import logging
+import math
 import os
 import socket
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +79,10 @@ from mcp.server import Server
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types import INVALID_REQUEST
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
+from course_lib.http_limits import BoundedH11Protocol, ConnectionLimits, SessionCap
+from course_lib.http_refusals import JsonRpcGate
 from course_lib.lang import say
 
 logger = logging.getLogger(__name__)
@@ -135,7 +164,12 @@ class HttpSettings:
     issuer_url: str = PLACEHOLDER_ISSUER
     json_response: bool = False
     max_body_bytes: int = MAX_BODY_BYTES
-    session_idle_seconds: float = 30 * 60  # the SDK's default: then the session is closed, its id gets 404
+    session_idle_seconds: float = 5 * 60  # then the session is closed and its id gets 404 (the SDK's default: 30 min)
+    max_sessions: int = 64  # beyond it a new session ends the idle-most one (the SDK's default: 10,000, then 503)
+    max_connections: int = 100  # one more gets 503 (uvicorn's default: no cap)
+    idle_seconds: float = 5.0  # a connection waiting for its next request (uvicorn's keep-alive default)
+    header_seconds: float = 10.0  # a request's first byte to the end of its headers (uvicorn: no deadline)
+    body_seconds: float = 30.0  # the end of the headers to the end of the body (uvicorn: no deadline)
 
     def __repr__(self) -> str:
         token = "<redacted>" if self.token else None
@@ -146,8 +180,14 @@ class HttpSettings:
 
         Raises:
             ConfigurationError: a non-loopback bind without a token, a wildcard bind
-                (0.0.0.0, ::) without `public_url`, or a `public_url` not ending in /mcp.
+                (0.0.0.0, ::) without `public_url`, a `public_url` not ending in /mcp, or a
+                limit that is not a positive number.
         """
+        for limit in LIMITS:
+            value = getattr(self, limit.field)
+            if isinstance(value, bool) or not isinstance(value, limit.kind | int) or not 0 < value < math.inf:
+                raise ConfigurationError(say("{flag} must be a positive number, got {value!r}",
+                                             "{flag} 必须是正数，实际是 {value!r}", flag=limit.flag, value=value))
         if not is_loopback(self.host) and not self.token:
             raise ConfigurationError(say(
                 "refusing to serve on {host} without a bearer token: anyone who can reach this "
@@ -201,57 +241,19 @@ def build_app(server: Server[Any], settings: HttpSettings, port: int) -> ASGIApp
         host=settings.host,
         max_request_body_size=settings.max_body_bytes,
         session_idle_timeout=settings.session_idle_seconds,
+        # SessionCap keeps the count at max_sessions by evicting; the SDK's own cap (a 503) is only
+        # the backstop for a burst of initializes arriving together.
+        max_sessions=2 * settings.max_sessions,
         **auth,
     )
-    return _JsonRpcRefusals(app)
+    sessions = SessionCap(app, max_sessions=settings.max_sessions, idle_seconds=settings.session_idle_seconds,
+                          path=MCP_PATH)
+    return JsonRpcGate(sessions, path=MCP_PATH, max_body_bytes=settings.max_body_bytes)
 
 
 def _netloc(url: str) -> str:
     """`http://127.0.0.1:8765/mcp` → `127.0.0.1:8765` (the Host header a client sends)."""
     return url.split("://", 1)[1].split("/", 1)[0]
-
-
-class _JsonRpcRefusals:
-    """Rewrite the SDK's plain-text refusals (4xx/5xx, `text/plain`) as JSON-RPC errors.
-
-    Only the body changes: the status code, and every header but the body's type and length,
-    pass through. JSON bodies (the SDK's JSON-RPC errors, the OAuth 401) are left untouched.
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        start: Message | None = None
-        body = bytearray()
-
-        async def rewrite(message: Message) -> None:
-            nonlocal start
-            if message["type"] == "http.response.start":
-                headers = dict(message.get("headers", []))
-                plain = headers.get(b"content-type", b"text/plain").startswith(b"text/plain")
-                if message["status"] >= 400 and plain:
-                    start = message  # hold it until the whole body is here
-                    return
-            elif start is not None and message["type"] == "http.response.body":
-                body.extend(message.get("body", b""))
-                if message.get("more_body"):
-                    return
-                text = body.decode("utf-8", "replace").strip() or "refused"
-                payload = json.dumps({"jsonrpc": "2.0", "id": None,
-                                      "error": {"code": INVALID_REQUEST, "message": text}}, separators=(",", ":")).encode()
-                headers = [(k, v) for k, v in start.get("headers", [])
-                           if k not in (b"content-type", b"content-length")]
-                headers += [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
-                await send({**start, "headers": headers})
-                await send({"type": "http.response.body", "body": payload})
-                return
-            await send(message)
-
-        await self.app(scope, receive, rewrite)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -268,10 +270,14 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _uvicorn(app: ASGIApp) -> uvicorn.Server:
+def _uvicorn(app: ASGIApp, settings: HttpSettings) -> uvicorn.Server:
     # No access log: it would record every request line (a token never goes in one, but a
     # careless client might put one in a query string). Errors still reach stderr.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2)
+    limits = ConnectionLimits(max_connections=settings.max_connections, idle_seconds=settings.idle_seconds,
+                              header_seconds=settings.header_seconds, body_seconds=settings.body_seconds)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2,
+                            http=functools.partial(BoundedH11Protocol, limits=limits),  # type: ignore[arg-type]
+                            timeout_keep_alive=settings.idle_seconds)  # type: ignore[arg-type]
     return uvicorn.Server(config)
 
 
@@ -285,7 +291,7 @@ async def serve_http(server: Server[Any], settings: HttpSettings) -> None:
     settings.checked()
     sock = _bind(settings.host, settings.port)
     port = sock.getsockname()[1]
-    web = _uvicorn(build_app(server, settings, port))
+    web = _uvicorn(build_app(server, settings, port), settings)
     print(say("MCP over Streamable HTTP at {url}", "MCP（Streamable HTTP）服务地址：{url}", url=settings.url(port))
           + (say(" (bearer token required)", "（需要 bearer 令牌）") if settings.token else ""), file=sys.stderr, flush=True)
     await web.serve(sockets=[sock])
@@ -307,7 +313,7 @@ class BackgroundServer:
         self._sock = _bind(self.settings.host, self.settings.port)
         self.port: int = self._sock.getsockname()[1]
         self.url = self.settings.url(self.port)
-        self._web = _uvicorn(build_app(server, self.settings, self.port))
+        self._web = _uvicorn(build_app(server, self.settings, self.port), self.settings)
         self._thread = threading.Thread(target=self._run, name=f"mcp-http-{self.port}", daemon=True)
         self._error: BaseException | None = None
 
@@ -359,8 +365,39 @@ def serving(server: Server[Any], **settings: Any) -> Iterator[BackgroundServer]:
 
 # --- the command line (used by the servers' main()) ---------------------------------------------
 
+@dataclass(frozen=True)
+class Limit:
+    """One bound of the HTTP server: its `HttpSettings` field, its flag and its environment variable."""
+
+    field: str
+    flag: str
+    env: str
+    kind: type
+    help: str
+
+
+LIMITS = (
+    Limit("max_connections", "--max-connections", "COURSE_MCP_MAX_CONNECTIONS", int,
+          "connections open at once; one more gets 503 and is closed"),
+    Limit("idle_seconds", "--idle-timeout", "COURSE_MCP_IDLE_TIMEOUT", float,
+          "seconds a connection may wait for its next request before it is closed"),
+    Limit("header_seconds", "--header-timeout", "COURSE_MCP_HEADER_TIMEOUT", float,
+          "seconds from a request's first byte to the end of its headers; then 408"),
+    Limit("body_seconds", "--body-timeout", "COURSE_MCP_BODY_TIMEOUT", float,
+          "seconds from the end of a request's headers to the end of its body; then 408"),
+    Limit("max_body_bytes", "--max-body-bytes", "COURSE_MCP_MAX_BODY_BYTES", int,
+          "bytes in a request body; more gets 413 before it is parsed"),
+    Limit("max_sessions", "--max-sessions", "COURSE_MCP_MAX_SESSIONS", int,
+          "2025-11-25 sessions kept open; a new one beyond it ends the idle-most one"),
+    Limit("session_idle_seconds", "--session-idle", "COURSE_MCP_SESSION_IDLE", float,
+          "seconds a session lives without a request; then it ends and its id gets 404"),
+)
+"""Every limit `serve_http` enforces; the flag wins over the environment variable, which wins over
+the default (the `HttpSettings` field's)."""
+
+
 def add_http_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add `--http`, `--token-file` and `--public-url` to a server's argument parser."""
+    """Add `--http`, `--token-file`, `--public-url` and the limits (`LIMITS`) to a server's parser."""
     group = parser.add_argument_group("Streamable HTTP (instead of stdio)")
     group.add_argument("--http", metavar="[HOST:]PORT", default=None,
                        help="serve http://HOST:PORT/mcp (default host 127.0.0.1; port 0 picks a free one)")
@@ -369,13 +406,42 @@ def add_http_arguments(parser: argparse.ArgumentParser) -> None:
                             "required when HOST is not loopback")
     group.add_argument("--public-url", default=None,
                        help="the URL clients use, if not http://HOST:PORT/mcp (e.g. behind a TLS proxy)")
+    limits = parser.add_argument_group("Streamable HTTP limits (a flag, else its environment variable, else the default)")
+    defaults = {f.name: f.default for f in fields(HttpSettings)}
+    for limit in LIMITS:
+        metavar, default = ("SECONDS", f"{defaults[limit.field]:g}") if limit.kind is float else ("N", defaults[limit.field])
+        limits.add_argument(limit.flag, metavar=metavar, default=None, dest=limit.field,
+                            help=f"{limit.help} (${limit.env}; default {default})")
+
+
+def _limit_values(parser: argparse.ArgumentParser, options: argparse.Namespace) -> dict[str, Any]:
+    """The limits given by flag or environment variable, parsed; a bad one exits 2."""
+    values: dict[str, Any] = {}
+    for limit in LIMITS:
+        text, source = getattr(options, limit.field, None), limit.flag
+        if text is None:
+            text, source = os.environ.get(limit.env), limit.env
+        if text is None or not str(text).strip():
+            continue
+        try:
+            value = limit.kind(str(text).strip())
+        except ValueError:
+            value = None
+        if value is None or not 0 < value < math.inf:
+            parser.error(say("{source}: expected a positive {kind}, got {text!r}",
+                             "{source}：应为正{kind_zh}，实际是 {text!r}", source=source, text=text,
+                             kind="number" if limit.kind is float else "integer",
+                             kind_zh="数" if limit.kind is float else "整数"))
+        values[limit.field] = value
+    return values
 
 
 def settings_from_arguments(parser: argparse.ArgumentParser, options: argparse.Namespace) -> HttpSettings:
     """The checked `HttpSettings` for `--http …`; a bad value exits 2 through `parser.error`.
 
     Raises:
-        SystemExit: with status 2 (bad address, unreadable or empty token file, public bind without a token).
+        SystemExit: with status 2 (bad address, unreadable or empty token file, public bind without
+            a token, a limit that is not a positive number).
     """
     try:
         host, port = parse_address(options.http)
@@ -393,7 +459,8 @@ def settings_from_arguments(parser: argparse.ArgumentParser, options: argparse.N
     else:
         token = os.environ.get(TOKEN_ENV, "").strip() or None
     try:
-        return HttpSettings(host=host, port=port, token=token, public_url=options.public_url).checked()
+        return HttpSettings(host=host, port=port, token=token, public_url=options.public_url,
+                            **_limit_values(parser, options)).checked()
     except ConfigurationError as exc:
         parser.error(str(exc))
 

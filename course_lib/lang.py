@@ -3,7 +3,15 @@
 The edition is known from where the kernel runs. Jupyter, nbconvert and nbval start a notebook's
 kernel in the notebook's own folder, so a kernel whose working folder is `notebooks/zh-CN` (any
 folder named `zh-CN`) serves the Chinese edition and every other one the English. `COURSE_LANG`
-(`en` or `zh-CN`) overrides that, for a kernel started elsewhere or a test.
+overrides that, for a kernel started elsewhere or a test. It takes any usual spelling of a
+language: `zh-CN`, `zh_CN.UTF-8`, `zh`, `zh-Hans-CN`, `zh_SG.GB18030` (all Chinese → the 简体中文
+edition, the course's only Chinese one), `en`, `en_US.UTF-8`, `C`, `POSIX` (→ English); anything
+else gets one line in both languages on stderr and the folder's edition, never a traceback.
+
+`make lab` picks the edition to open with the same function (`python3 course_lib/lang.py`, which
+needs only the standard library, so it runs before the course is installed): `COURSE_LANG`, else
+the machine's message locale (`LC_ALL`, `LC_MESSAGES`, `LANG`, and GNU `LANGUAGE` ahead of them
+unless the locale is C, as gettext reads them).
 
 Code that prints for the learner (exercise checks, widget labels) says both and lets `say`
 choose, so the code cells of the two editions stay identical:
@@ -14,25 +22,60 @@ choose, so the code cells of the two editions stay identical:
 from __future__ import annotations
 
 import os
+import sys
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 LANGUAGES = ("en", "zh-CN")
+_warned: set[str] = set()
+
+
+def edition_of(tag: str) -> str | None:
+    """The edition a language tag or locale name asks for: "zh-CN", "en", or None (another language).
+
+    POSIX locales (`zh_CN.UTF-8`, `en_GB.ISO-8859-1@euro`, `C`, `POSIX`), BCP 47 tags (`zh-Hans-CN`,
+    `en-US`) and bare codes (`zh`, `EN`) all count; case does not matter.
+    """
+    name = tag.strip().split(".", 1)[0].split("@", 1)[0].replace("_", "-").lower()
+    first = name.split("-", 1)[0]
+    if first == "zh":
+        return "zh-CN"
+    if first == "en" or name in ("c", "posix"):
+        return "en"
+    return None
+
+
+def _unknown(variable: str, value: str, fallback: str) -> str:
+    """Say once, in both languages, that `variable` names no edition; return the edition used instead."""
+    if value not in _warned:
+        _warned.add(value)
+        print(f"{variable}={value!r} names no edition of this course (en, zh-CN); using {fallback}. / "
+              f"{variable}={value!r} 不是本课程的版本（en、zh-CN）；改用 {fallback}。", file=sys.stderr)  # fmt: skip
+    return fallback
 
 
 def language() -> str:
-    """`"zh-CN"` in the Chinese edition, `"en"` otherwise.
-
-    Raises:
-        ValueError: `COURSE_LANG` is set to something other than "en" or "zh-CN".
-    """
+    """`"zh-CN"` in the Chinese edition, `"en"` otherwise (`COURSE_LANG` first, then the kernel's folder)."""
+    folder = "zh-CN" if Path.cwd().name == "zh-CN" else "en"
     chosen = os.environ.get("COURSE_LANG", "").strip()
+    if not chosen:
+        return folder
+    return edition_of(chosen) or _unknown("COURSE_LANG", chosen, folder)
+
+
+def machine_edition(environ: Mapping[str, str] = os.environ) -> str:
+    """The edition `make lab` opens: `COURSE_LANG`, else the machine's message locale, else English."""
+    chosen = environ.get("COURSE_LANG", "").strip()
     if chosen:
-        if chosen not in LANGUAGES:
-            raise ValueError(f"COURSE_LANG={chosen!r}: use one of {', '.join(LANGUAGES)}")
-        return chosen
-    return "zh-CN" if Path.cwd().name == "zh-CN" else "en"
+        return edition_of(chosen) or _unknown("COURSE_LANG", chosen, "en")
+    locale = next((environ[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(name, "").strip()), "C")
+    if locale.strip().split(".")[0].upper() not in ("C", "POSIX"):  # gettext reads LANGUAGE unless the locale is C
+        for entry in environ.get("LANGUAGE", "").split(":"):
+            if edition_of(entry):
+                return edition_of(entry) or "en"
+    return edition_of(locale) or "en"
 
 
 def say(en: str, zh: str, /, **fields: Any) -> str:
@@ -53,3 +96,7 @@ def display_width(text: str) -> int:
 def pad(text: str, width: int) -> str:
     """`text.ljust(width)` by display width (the same as ljust for English)."""
     return text + " " * max(0, width - display_width(text))
+
+
+if __name__ == "__main__":  # `make lab`: print the edition to open (standard library only)
+    print(machine_edition())

@@ -18,12 +18,13 @@ portable path: the same private duplicates, read and written by worker threads a
 transport does (`anyio.wrap_file`), with the same check of every line. `COURSE_STDIO=threads`
 forces the portable path (tests run the frame table through both).
 
-Every frame is answered as JSON-RPC 2.0 and MCP say (`check_frame`): the SDK drops a line it
-cannot parse (it logs it at DEBUG and the sender waits forever), so on both paths each line is
-checked first as bytes, and a malformed one is answered here (-32700, -32600 or -32602, as a
-`JSONRPCError`) and never forwarded. A malformed notification gets no answer, as the spec says, but
-a line on stderr. `_Answering` answers from the SDK's own parse error should the two ever disagree.
-tests/test_stdio_frames.py holds the table of cases.
+Every frame is answered as JSON-RPC 2.0 and MCP say (`course_lib.frames.check_frame`): the SDK
+drops a line it cannot parse (it logs it at DEBUG and the sender waits forever), so on both paths
+each line is checked first as bytes, and a malformed one is answered here (-32700, -32600 or
+-32602, as a `JSONRPCError`) and never forwarded. A malformed notification or response gets no
+answer, as the spec says, but a line on stderr. `_Answering` answers from the SDK's own parse
+error should the two ever disagree. tests/frame_table.py holds the table of cases (run over stdio
+by tests/test_stdio_frames.py, over HTTP by tests/test_http_frames.py).
 """
 
 from __future__ import annotations
@@ -37,17 +38,16 @@ import sys
 import typing
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pydantic
-import pydantic_core
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
+from mcp_types import INVALID_REQUEST, PARSE_ERROR
+
+from course_lib.frames import Verdict, check_frame, check_value, error, valid_id
 
 logger = logging.getLogger(__name__)
 
@@ -84,111 +84,19 @@ def _is_pipe_or_socket(fd: int) -> bool:
 # --- Every frame answered -------------------------------------------------------------------
 # The SDK's stdio transport hands a line it cannot validate to the session as an exception, and
 # the session only logs it at DEBUG level (mcp/shared/jsonrpc_dispatcher.py, `_dispatch`): the
-# sender of a malformed request never hears back. It also takes a request whose id MCP forbids
-# (null, true, 1.5) for a notification, since the envelope models ignore unknown members, and it
-# reads NaN and Infinity, which are not JSON. So each line is checked here first.
-
-BATCH_REMOVED = ("JSON-RPC batches are not supported: MCP removed batching in revision 2025-06-18; "
-                 "send each message on its own line")
+# sender of a malformed request never hears back. So each line is judged first by
+# `course_lib.frames.check_frame`, the same check the HTTP transport makes of each POST body.
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """What to do with one frame: forward it to the session, or write `answers` (maybe none) and
-    `log` it to stderr."""
-
-    forward: bool = False
-    answers: tuple[types.JSONRPCError, ...] = ()
-    log: str | None = None
+def _log_refusal(verdict: Verdict) -> None:
+    """A malformed notification or response gets no answer (JSON-RPC): a line on stderr instead."""
+    if verdict.refusal is not None:
+        logger.warning("stdio: not answered (JSON-RPC answers no notification or response): %s",
+                       verdict.refusal.error.message[:300])
 
 
-FORWARD = Verdict(forward=True)
-
-
-def _error(id_: types.RequestId | None, code: int, message: str) -> types.JSONRPCError:
-    return types.JSONRPCError(jsonrpc="2.0", id=id_, error=types.ErrorData(code=code, message=message))
-
-
-def _valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def check_frame(line: bytes) -> Verdict:
-    """Judge one stdio line by JSON-RPC 2.0 and MCP before the SDK sees it.
-
-    Not JSON (including invalid UTF-8, NaN, Infinity, a blank line): -32700, id null. An array:
-    -32600 for each request id in it (else once, id null), as MCP has no batches since 2025-06-18.
-    Not a valid request object (jsonrpc not "2.0", method missing or not a string, params neither
-    object nor array, an id that is not a string or an integer, 1e999 included): -32600, with the
-    id when it is valid. Params that are an array: -32602. A notification is never answered: a
-    malformed one is only logged; so is a response. Everything else goes on to the session, which
-    answers unknown methods (-32601) and bad params of known methods (-32602); a number too large
-    for a float inside params (1e999) reaches the handler as inf, which argument checks refuse.
-    """
-    try:
-        frame = pydantic_core.from_json(line, allow_inf_nan=False)  # the SDK's parser, strict about NaN
-    except ValueError as error:
-        return Verdict(answers=(_error(None, PARSE_ERROR, f"Parse error: {error}"),))
-    if type(frame) is dict and _plain(frame):  # nearly every message: one look at its members
-        return FORWARD
-    return check_value(frame)
-
-
-def _plain(frame: dict[str, Any]) -> bool:
-    """A request or notification whose members are all of the right types (exact types: from JSON)."""
-    id_ = frame.get("id", 0)
-    params = frame.get("params")
-    return (frame.get("jsonrpc") == "2.0" and type(frame.get("method")) is str
-            and (type(id_) is int or type(id_) is str) and (params is None or type(params) is dict))
-
-
-def check_value(frame: Any) -> Verdict:
-    """`check_frame` for a frame already parsed."""
-    if isinstance(frame, list):
-        ids = [item["id"] for item in frame if isinstance(item, dict) and "method" in item
-               and _valid_id(item.get("id"))]
-        return Verdict(answers=tuple(_error(id_, INVALID_REQUEST, BATCH_REMOVED) for id_ in ids or [None]))
-    if not isinstance(frame, dict):
-        return Verdict(answers=(_error(None, INVALID_REQUEST, "Invalid Request: a message is a JSON object"),))
-    return check_message(frame)
-
-
-def check_message(frame: dict[str, Any]) -> Verdict:
-    """`check_frame` for one parsed JSON object."""
-    if "method" not in frame and ("result" in frame or "error" in frame):  # a response: never answered
-        try:
-            types.jsonrpc_message_adapter.validate_python(frame, by_name=False)  # rare: the SDK's own check
-        except pydantic.ValidationError as error:
-            return Verdict(log=f"malformed response not answered (responses get no response): "
-                               f"{error.errors()[0]['msg']}"[:300])
-        return FORWARD  # the session matches it to its request
-    has_id = "id" in frame
-    id_ = frame.get("id")
-    if has_id and not _valid_id(id_):
-        return Verdict(answers=(_error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer"),))
-    problem = None
-    if frame.get("jsonrpc") != "2.0":
-        problem = 'jsonrpc must be "2.0"'
-    elif not isinstance(frame.get("method"), str):
-        problem = "method must be a string"
-    if problem is not None:  # not a request object at all: answered even without an id, as JSON-RPC says
-        return Verdict(answers=(_error(id_, INVALID_REQUEST, f"Invalid Request: {problem}"),))
-    params = frame.get("params")
-    if isinstance(params, list):
-        code, problem = INVALID_PARAMS, "Invalid params: MCP params are an object, not an array"
-    elif params is not None and not isinstance(params, dict):
-        code, problem = INVALID_REQUEST, "Invalid Request: params must be an object"
-    else:
-        return FORWARD
-    if not has_id:
-        return Verdict(log=f"malformed notification {frame['method'][:64]!r} not answered (notifications get "
-                           f"no response): {problem}")
-    return Verdict(answers=(_error(id_, code, problem),))
-
-
-async def _report(verdict: Verdict, writer: _Writer) -> None:
-    if verdict.log is not None:
-        logger.warning("stdio: %s", verdict.log)
+async def _report(verdict: Verdict, writer: _Writer | _ThreadWriter) -> None:
+    _log_refusal(verdict)
     for answer in verdict.answers:
         logger.info("stdio: answered a malformed message: %s", answer.error.message)
         await writer.write(answer.model_dump_json(by_alias=True, exclude_unset=True) + "\n")
@@ -218,8 +126,7 @@ class _Answering:
             if not isinstance(item, Exception):
                 return item
             verdict = _verdict_for(item)
-            if verdict.log is not None:
-                logger.warning("stdio: %s", verdict.log)
+            _log_refusal(verdict)
             for answer in verdict.answers:
                 logger.info("stdio: answered a malformed message: %s", answer.error.message)
                 try:
@@ -253,22 +160,22 @@ def _verdict_for(refused: Exception) -> Verdict:
     """What to answer for a line the SDK's transport refused, from its `ValidationError`."""
     errors = refused.errors() if isinstance(refused, pydantic.ValidationError) else []
     frame: Any = _UNKNOWN
-    for error in errors:
-        if error["type"] == "json_invalid":
-            return Verdict(answers=(_error(None, PARSE_ERROR, f"Parse error: {error['msg']}"),))
-        if len(error["loc"]) == 1 or error["type"] == "missing":  # these carry the whole frame
-            frame = error["input"]
+    for problem in errors:
+        if problem["type"] == "json_invalid":
+            return Verdict(answers=(error(None, PARSE_ERROR, f"Parse error: {problem['msg']}"),))
+        if len(problem["loc"]) == 1 or problem["type"] == "missing":  # these carry the whole frame
+            frame = problem["input"]
             break
     if frame is _UNKNOWN:
-        return Verdict(log=f"the transport refused a message: {refused!r}"[:500])
+        return Verdict(refusal=error(None, INVALID_REQUEST, f"the transport refused a message: {refused!r}"[:500]))
     verdict = check_value(frame)
     if not verdict.forward:
         return verdict
     # Valid by check_value's rules, yet the SDK refused it: answer a request, log anything else.
     reason = f"Invalid Request: {errors[0]['msg'] if errors else refused}"[:200]
-    if isinstance(frame, dict) and "method" in frame and _valid_id(frame.get("id")):
-        return Verdict(answers=(_error(frame["id"], INVALID_REQUEST, reason),))
-    return Verdict(log=f"malformed message not answered (not a request): {reason}")
+    if isinstance(frame, dict) and "method" in frame and valid_id(frame.get("id")):
+        return Verdict(answers=(error(frame["id"], INVALID_REQUEST, reason),))
+    return Verdict(refusal=error(None, INVALID_REQUEST, reason))
 
 
 class _Lines:
@@ -286,8 +193,8 @@ class _Lines:
         while True:
             line = await self._readline()
             if line is None:
-                verdict = Verdict(answers=(_error(None, PARSE_ERROR, f"Parse error: a message line over "
-                                                                    f"{_LINE_LIMIT} bytes was not read"),))
+                verdict = Verdict(answers=(error(None, PARSE_ERROR, f"Parse error: a message line over "
+                                                                   f"{_LINE_LIMIT} bytes was not read"),))
             else:
                 verdict = check_frame(line)
             if verdict.forward:

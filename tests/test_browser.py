@@ -43,12 +43,12 @@ EDITIONS = {  # what each edition's page says: folder, requests, statuses, the r
     "en": {"folder": "notebooks", "baseline": BASELINE, "after": "Show the first 5 lines of /workspace/notes.txt",
            "unchanged": "unchanged", "changed": "changed", "run": r"run (\d+)", "run_js": "`run ${n}:`",
            "removed": "'20' → '5', removed ", "removal": "removed", "more_reads": "(+1)", "screenshot": SCREENSHOT,
-           "locale": "en", "file_menu": "File"},
+           "edition": "en", "file_menu": "File"},
     "zh-CN": {"folder": "notebooks/zh-CN", "baseline": "显示 /workspace/notes.txt 的前 20 行",
               "after": "显示 /workspace/notes.txt 的前 5 行", "unchanged": "未变化", "changed": "已变化",
               "run": r"第 (\d+) 次运行", "run_js": "`第 ${n} 次运行`", "removed": "'20' → '5'，删除了 ",
               "removal": "删除了", "more_reads": "（+1）", "screenshot": SCREENSHOT.with_name("explorer-zh-CN.png"),
-              "locale": "zh_CN", "file_menu": "文件"},
+              "edition": "zh-CN", "file_menu": "文件"},
 }  # fmt: skip
 STARTUP_SECONDS = 90
 STEP_MS = 120_000  # any single browser step (run all cells is the longest)
@@ -115,16 +115,17 @@ def lab(tmp_path: Path, edition: dict[str, Any]) -> Iterator[tuple[str, str]]:
         "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"), "IPYTHONDIR": str(tmp_path / "ipython"),
         "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
     }  # fmt: skip
-    # A learner of the zh-CN edition switches JupyterLab itself to Chinese (Settings → Language; the
-    # language pack is a dependency of the course): the same user setting, written before start.
-    translation = tmp_path / "settings" / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
-    translation.parent.mkdir(parents=True)
-    translation.write_text(json.dumps({"locale": edition["locale"]}))
+    # JupyterLab's own language comes from what `make lab` hands it for the edition (binder/lab_settings.py:
+    # an app settings folder of the zh-CN edition's own); the English edition gets no argument.
+    settings = subprocess.run([sys.executable, "binder/lab_settings.py", "--edition", edition["edition"]], cwd=REPO,
+                              env=env | {"JUPYTERLAB_DIR": str(tmp_path / "lab-app")}, capture_output=True, text=True,
+                              timeout=60, check=True).stdout.split()  # fmt: skip
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
+        *settings,
     ] + (["--allow-root"] if os.geteuid() == 0 else [])  # CI containers often run as root  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     with open(tmp_path / "lab.log", "wb") as log:

@@ -57,3 +57,14 @@ def test_the_chinese_table_labels_each_version_and_keeps_the_figures(results, mo
     assert [line.split()[-3:] for line in table[1:]] == [
         [cell.replace("n/a", "不适用") for cell in line.split()[-3:]] for line in english[1:]]
     assert list(results) == ["baseline", "no search step", "guesses"]  # the keys code reads stay English
+
+
+def test_the_guessing_model_guesses_in_the_language_of_the_answer_it_replaces():
+    from course_lib.evaluation import edition_notes, questions_file, run_task
+
+    [q15] = [q for q in load_questions(questions_file("zh-CN")) if q.id == "q15"]
+    with openai.OpenAI(api_key="offline", base_url=OFFLINE_BASE_URL, max_retries=0,
+                       http_client=httpx.Client(transport=offline_transport())) as client:  # fmt: skip
+        guessed = run_task(q15, client=Guesses(client), root=edition_notes("zh-CN"))
+    assert guessed.answer == "通常的做法在这里也适用：按标准步骤依次执行，每一步都检查结果。\n\n来源：/notes/strict-mode.md"
+    assert [c.why for c in guessed.ungrounded()] == ["not found anywhere: no note was read"]

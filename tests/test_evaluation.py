@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from dataclasses import replace
 
@@ -55,7 +56,7 @@ def test_the_offline_model_meets_most_expectations_and_the_misses_are_named(trac
     # Four answers quote the note but leave out what the question asked (the points): not completed.
     assert metrics["task completion"].failures == ("q03", "q04", "q06", "q23")
     assert completion_problems(by_id(traces)["q23"]) == ["does not say: must wait"]
-    assert metrics["claim grounding"].failures == () and metrics["claim grounding"].total > 40
+    assert metrics["claim grounding"].shown() == "51/51 = 100%"
     arguments = metrics["argument validity rate"]
     assert arguments.failures == ("q22:search_notes",) and arguments.passed == arguments.total - 1
     assert metrics["write confirmation rate"].shown() == "4/4 = 100%"
@@ -136,9 +137,10 @@ def test_tables_chart_and_cost_are_plain_deterministic_text(traces):
     chart = bar_chart(metrics).splitlines()
     assert len(chart) == 7 and chart[0].endswith("100%") and "█" * 30 in chart[0]
     assert tasks_table(traces).count("\n") == len(traces)
-    assert cost_summary(traces).splitlines()[2] == f"time per task (bucketed): < 2 s ×{len(traces)}"
+    times = cost_summary(traces).splitlines()[2]  # measured: on a loaded machine a task may take over 2 s
+    assert times.startswith("time per task (bucketed): ") and sum(int(n) for n in re.findall(r"×(\d+)", times)) == len(traces)
     assert diagnosis_table(traces).splitlines()[:3] == [
-        "C  arguments are often invalid (参数经常不合法) — tasks: q22",
+        "C  arguments are often invalid — tasks: q22",
         "    likely cause: the schema is too loose or its field descriptions are vague",
         "    check first:  strict mode · enums · field descriptions"]
     assert [time_bucket(s) for s in (0.01, 1.99, 2.0, 45, 90)] == ["< 2 s", "< 2 s", "2–10 s", "10–60 s", "≥ 60 s"]
@@ -164,16 +166,33 @@ def test_run_task_leaves_the_course_notes_untouched(monkeypatch):
     assert (notes_dir() / "parallel-calls.md").exists() and not (notes_dir() / "archive").exists()
 
 
-def test_an_answer_that_admits_the_question_is_unanswered_is_not_completed(traces):
-    # Regression: "Your notes do not mention: tool." plus two quotes counted as a completed answer.
+def test_an_answer_that_leaves_out_what_was_asked_is_not_completed(traces):
+    # Regression: two quotes about parallel reads counted as a completed answer to "… and which must wait?".
     moved = by_id(traces)["q23"]
-    assert "Your notes do not mention: tool." in moved.answer
     assert task_completion([moved]).shown() == "0/1 = 0%"
     complete = replace(moved, answer=moved.answer.replace(
-        "Your notes do not mention: tool.",
-        "- A step that needs the result of another must wait for it: search first, then read the hits in the next turn."
-        " [/notes/archive/parallel-calls.md]"))
+        "\n\nSources:",
+        "\n- A step that needs the result of another must wait for it: search first, then read the hits in the next turn."
+        " [/notes/archive/parallel-calls.md]\n\nSources:"))
     assert completion_problems(complete) == []
+
+
+def test_no_answer_says_the_notes_lack_what_the_notes_read_say(traces):
+    # Regression: "Your notes do not mention: workflows." beside a note read titled "Workflow vs Agent",
+    # and "Your notes do not mention: tool." about a note on function calls, both counted as grounded.
+    from course_lib.grounding import claims
+
+    negative = [(t.question.id, c) for t in traces for c in claims(t.answer, t.read, found=t.found)
+                if "do not mention" in c.text]  # fmt: skip
+    assert all(c.grounded for _, c in negative)
+    assert [qid for qid, _ in negative] == ["q16", "q19"]  # both "the evidence is missing: … do not mention …"
+    assert not any("do not mention" in (t.answer or "") for t in traces if t.question.expect == "cited")
+    stub_read = by_id(traces)["q24"]
+    assert "/notes/workflow-vs-agent.md" in stub_read.read and "workflows" not in stub_read.answer
+    old = replace(stub_read, answer=stub_read.answer.replace("\n/notes/workflow", "\nYour notes do not mention: workflows.\n"
+                                                            "/notes/workflow"))  # fmt: skip
+    [claim] = old.ungrounded()
+    assert claim.why == "/notes/workflow-vs-agent.md does mention 'workflows'"
 
 
 def test_a_false_claim_about_the_notes_fails_grounding_and_completion(traces):
@@ -200,17 +219,19 @@ def test_the_chinese_edition_prints_the_same_figures_under_chinese_labels(traces
     assert chart[0] == "工具选择准确率  " + "█" * 30 + "  100%" and chart[1].startswith("参数合法率      █")
     assert tasks_table(traces).splitlines()[0].split() == ["任务", "种类", "选择的工具", "请求数", "token", "数", "时间",
                                                            "状态", "完成"]  # fmt: skip
-    assert [row.split() for row in tasks_table(traces).splitlines()[1:]] == [
-        row.split() for row in english[1].splitlines()[1:]]  # the same rows, figures and all
-    assert cost_summary(traces).splitlines() == [
-        "每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3326，最多 6390",
-        f"每个任务的时间（按区间）：< 2 s ×{len(traces)}"]  # fmt: skip
+    chinese_rows = [row.split() for row in tasks_table(traces).splitlines()[1:]]
+    english_rows = [row.split() for row in english[1].splitlines()[1:]]
+    assert [r[:1] + r[2:] for r in chinese_rows] == [r[:1] + r[2:] for r in english_rows]  # the same rows, figures and all
+    assert [r[1] for r in chinese_rows] == [kind_label(r[1]) for r in english_rows] and chinese_rows[0][1] == "回答"
+    assert cost_summary(traces).splitlines()[:2] == ["每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3323，最多 6381"]
+    assert cost_summary(traces).splitlines()[2].startswith("每个任务的时间（按区间）：")
     assert diagnosis_table(traces).splitlines()[:3] == [  # the source's symptom, failure_table's Chinese cause and glosses
-        "C  参数经常不合法——任务：q22", "    可能的原因：schema 太宽松，或者字段描述含糊",
+        "C  参数经常不合法（任务：q22）", "    可能的原因：schema 太宽松，或者字段描述含糊",
         "    先检查：strict mode（严格模式） · enums（枚举） · field descriptions（字段描述）"]
     browsed = TraceBrowser(traces, selected="q23").text().splitlines()
     assert browsed[0].startswith("轨迹浏览器：24 个任务（q01, q02,") and browsed[1] == "选中的："
-    assert browsed[4].startswith("状态：completed  原因：None  模型请求数：5  token 数：6390")
+    assert browsed[2] == "q23 [恢复] Which tool calls may run in parallel, and which must wait?"
+    assert browsed[4].startswith("状态：completed  原因：None  模型请求数：5  token 数：6381")
     assert completion_problems(by_id(traces)["q23"]) == ["没有讲到：must wait"]
     monkeypatch.setenv("COURSE_LANG", "en")
     assert english == (metrics_table(compute_metrics(traces)), tasks_table(traces), cost_summary(traces),
@@ -251,3 +272,83 @@ def test_the_validation_line_names_the_steps_in_the_editions_language(traces, mo
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert call.validation == "允许列表 ✓ 解析 ✓ schema ✓ 权限 ✓ 执行 ✗ NOT_FOUND"
     assert call.steps[0] == ("allowlist", "ok")
+
+
+# ---- the zh-CN edition: Chinese questions over the Chinese notes ---------------------------------
+
+from course_lib.evaluation import edition_notes, kind_label, questions_file  # noqa: E402
+from course_lib.grounding import claims  # noqa: E402
+from course_lib.offline_model.terms import bridged_terms, key_terms  # noqa: E402
+
+CJK = __import__("re").compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def zh_traces():
+    saved = os.environ.pop("OPENAI_API_KEY", None)
+    try:
+        yield run_eval(load_questions(questions_file("zh-CN")), root=edition_notes("zh-CN"))
+    finally:
+        if saved is not None:
+            os.environ["OPENAI_API_KEY"] = saved
+
+
+def test_the_zh_edition_has_its_own_notes_and_questions(monkeypatch):
+    english, chinese = edition_notes("en"), edition_notes("zh-CN")
+    assert chinese != english and chinese.parent.name == "zh-CN"
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert edition_notes() == chinese and questions_file().parent.name == "zh-CN"
+    assert sorted(p.name for p in chinese.glob("*.md")) == sorted(p.name for p in english.glob("*.md"))
+    for zh_note in chinese.glob("*.md"):
+        en_lines = (english / zh_note.name).read_text(encoding="utf-8").splitlines()
+        zh_lines = zh_note.read_text(encoding="utf-8").splitlines()
+        assert [l.startswith("Updated:") and l for l in zh_lines] == [l.startswith("Updated:") and l for l in en_lines]
+        assert ("TODO" in "\n".join(zh_lines)) == ("TODO" in "\n".join(en_lines)), zh_note.name  # the same two stubs
+        body = [l for l in zh_lines[1:] if l.strip() and not l.startswith("Updated:")]
+        assert all(CJK.search(l) for l in body), zh_note.name  # translated, every sentence of it
+
+
+def test_the_chinese_questions_are_the_english_ones_asked_in_chinese():
+    english, chinese = load_questions(questions_file("en")), load_questions(questions_file("zh-CN"))
+    assert len(chinese) >= 16 and Counter(q.kind for q in chinese) == Counter(q.kind for q in english)
+    same = ("id", "kind", "expected_tools", "expected_sources", "expect", "expect_write", "approve", "setup")
+    assert [[getattr(q, f) for f in same] for q in chinese] == [[getattr(q, f) for f in same] for q in english]
+    assert all(CJK.search(q.question) for q in chinese)
+
+
+def test_chinese_questions_are_searched_in_chinese_and_answered_in_chinese_with_sources(zh_traces):
+    for t in zh_traces:
+        searched = [json.loads(c.arguments_text)["query"] for c in t.calls if c.name == "search_notes"]
+        # the question's own words: no English word the bridge would add (idempotency, approval, ...)
+        assert all(query == " ".join(key_terms(t.question.question)) for query in searched), t.question.id
+        assert t.answer and CJK.search(t.answer), t.question.id
+        assert "From your notes" not in t.answer and "Sources:" not in t.answer and "evidence is missing" not in t.answer
+        if t.question.expect == "cited":
+            assert t.answer.startswith("根据你的笔记：\n- ") and set(t.question.expected_sources) <= set(cited_sources(t.answer))
+            assert citation_problems(t.answer, t.read) == [], t.question.id
+    bridged = {t.question.id for t in zh_traces if bridged_terms(t.question.question) != key_terms(t.question.question)}
+    assert {"q07", "q08", "q24"} <= bridged  # questions whose English bridge would have been different
+
+
+def test_no_chinese_answer_says_the_notes_lack_what_they_say(zh_traces):
+    negative = [c for t in zh_traces for c in claims(t.answer, t.read, found=t.found) if "没有提到" in c.text]
+    assert negative and all(c.grounded for c in negative)
+    strict = next(t for t in zh_traces if t.question.id == "q03")
+    assert "没有提到" not in strict.answer and "/notes/strict-mode.md" in cited_sources(strict.answer)
+
+
+def test_the_chinese_evaluation_runs_and_its_figures(zh_traces, monkeypatch):
+    metrics = {m.name: m for m in compute_metrics(zh_traces)}
+    assert metrics["tool selection accuracy"].shown() == "24/24 = 100%"
+    assert metrics["argument validity rate"].failures == ("q22:search_notes",)
+    assert metrics["citation correctness"].shown() == "16/16 = 100%"
+    assert metrics["task completion"].failures == ("q03", "q04", "q23")
+    assert metrics["claim grounding"].shown() == "50/50 = 100%"
+    assert (metrics["write confirmation rate"].shown(), metrics["failure recovery rate"].shown()) == ("4/4 = 100%", "2/2 = 100%")
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert metrics_table(list(metrics.values())).splitlines()[4] == "任务完成率      21/24 = 88%   任务      q03, q04, q23"
+    browsed = TraceBrowser(zh_traces, selected="q18")
+    assert "q18 [缺口] 我对工作流和智能体的理解哪里不完整？保存一个学习缺口。" in browsed.text()
+    assert "预期：工具 ['search_notes', 'read_note', 'save_learning_gap']，来源 []，说明证据不足，一次写入（用户批准）" in browsed.text()
+    assert browsed.dropdown.options[0][0] == "q01 · 回答 · call_id 和 MCP 的 JSON-RPC id 有什么区别？"
+    assert tasks_table(zh_traces).splitlines()[13].split()[:2] == ["q13", "闲聊"] and kind_label("recover") == "恢复"

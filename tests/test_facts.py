@@ -8,6 +8,7 @@ runs the SDK), never a copy of them.
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 
 import typing_extensions
@@ -180,3 +181,125 @@ def test_json_schema_integer_accepts_integral_numbers(value):
     claim = "01 §3 / 02: JSON Schema's integer accepts 20.0 and 1e2, so the server's check must accept them too"
     assert jsonschema.Draft202012Validator({"type": "integer"}).is_valid(value), claim
     assert jsonschema.Draft202012Validator(input_schema()).is_valid({"path": "x", "head": value}), claim
+
+
+# ---- mcp over HTTP: who writes which refusal (notebook 03c §4, §5; course_lib.http_refusals) -------
+
+
+def _scope(method: str = "POST", **headers: str) -> dict:
+    raw = [(name.replace("_", "-").encode(), value.encode()) for name, value in headers.items()]
+    return {"type": "http", "method": method, "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
+            "headers": raw, "scheme": "http", "server": ("127.0.0.1", 8765), "client": ("127.0.0.1", 1)}
+
+
+async def _asgi(app, scope: dict, body: bytes = b"") -> tuple[int, dict[bytes, bytes], bytes]:
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent[0]["status"], dict(sent[0].get("headers", [])), b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@pytest.mark.anyio
+async def test_the_sdk_s_origin_host_and_content_type_refusals_are_plain_text():
+    from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+    from starlette.requests import Request
+
+    security = TransportSecurityMiddleware(TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=["127.0.0.1:*"], allowed_origins=["http://127.0.0.1:*"]))
+    claim = ("03c §4 and http_refusals: the SDK's TransportSecuritySettings checks answer in plain text; the JSON-RPC "
+             "bodies the notebook shows for 403/421 are written by the course's gate")
+    for headers, status, text in [
+        ({"host": "127.0.0.1:8765", "origin": "https://evil.example", "content_type": "application/json"}, 403,
+         b"Invalid Origin header"),
+        ({"host": "evil.example", "content_type": "application/json"}, 421, b"Invalid Host header"),
+        ({"host": "127.0.0.1:8765", "content_type": "text/plain"}, 400, b"Invalid Content-Type header"),
+    ]:
+        response = await security.validate_request(Request(_scope(**headers)), is_post=True)
+        assert (response.status_code, response.body) == (status, text), claim
+        assert b"application/json" not in dict(response.raw_headers).get(b"content-type", b""), claim
+
+
+@pytest.mark.anyio
+async def test_the_sdk_s_body_limit_refusal_is_plain_text():
+    from mcp.server.transport_security import RequestBodyLimitMiddleware
+
+    async def never(scope, receive, send):  # pragma: no cover - the limit answers first
+        raise AssertionError("reached the app")
+
+    status, headers, body = await _asgi(RequestBodyLimitMiddleware(never, 8), _scope(content_length="9"), b"x" * 9)
+    claim = "03c §4: the SDK refuses a body over its limit with 413 in plain text (the course makes it JSON-RPC)"
+    assert (status, body) == (413, b"Request body too large") and b"application/json" not in headers.get(b"content-type", b""), claim
+
+
+@pytest.mark.anyio
+async def test_the_sdk_s_401_says_invalid_token_even_without_credentials():
+    from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
+
+    async def never(scope, receive, send):  # pragma: no cover - auth answers first
+        raise AssertionError("reached the app")
+
+    status, headers, body = await _asgi(RequireAuthMiddleware(never, [], None), _scope())  # no Authorization at all
+    claim = ("03c §5: the SDK's RequireAuthMiddleware answers a request with no credentials with error=\"invalid_token\"; "
+             "RFC 6750 §3.1 says such a request SHOULD get a challenge without an error code, so the course's gate "
+             "removes it (http_refusals._without_error_code)")
+    assert status == 401 and b'error="invalid_token"' in headers[b"www-authenticate"], claim
+    assert json.loads(body)["error"] == "invalid_token", claim
+
+
+@pytest.mark.anyio
+async def test_the_stock_sdk_accepts_an_id_null_request_in_silence_and_dumps_validation_errors():
+    """What the course's gate is for, on the stock app: a request with `id: null` is taken for a
+    notification (202, never run), and a batch gets -32602 with a pydantic dump."""
+    import httpx
+
+    from course_lib.fs_server import Workspace, build_server
+    from course_lib.paths import fixtures_dir
+
+    app = build_server(Workspace(fixtures_dir() / "workspace")).streamable_http_app()
+    accept = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "facts", "version": "0"}}}
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000") as client:
+        opened = await client.post("/mcp", json=initialize, headers=accept)
+        session = {**accept, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        silent = await client.post("/mcp", headers=session, json={"jsonrpc": "2.0", "id": None, "method": "tools/list"})
+        batch = await client.post("/mcp", headers=session, content=b"[]")
+    claim = "22 / 03c: over the stock SDK's HTTP transport a request with id null gets 202 with no body"
+    assert (silent.status_code, silent.content) == (202, b""), claim
+    claim = "22 / 03c: the stock SDK answers a batch with -32602 and a pydantic validation dump, not -32600"
+    assert batch.status_code == 400 and batch.json()["error"]["code"] == -32602, claim
+    assert batch.json()["error"]["message"].startswith("Validation error"), claim
+
+
+def test_uvicorn_answers_what_h11_cannot_parse_in_plain_text_through_send_400_response():
+    from uvicorn.protocols.http import flow_control, h11_impl
+
+    handle = inspect.getsource(h11_impl.H11Protocol.handle_events)
+    claim = ("http_limits.BoundedH11Protocol: uvicorn's h11 protocol answers every h11 protocol error through "
+             "send_400_response with the plain text 'Invalid HTTP request received.' (the course overrides that method)")
+    assert "self.send_400_response(msg)" in handle and '"Invalid HTTP request received."' in handle, claim
+    assert b"text/plain" in inspect.getsource(h11_impl.H11Protocol.send_400_response).encode(), claim
+    claim = "http_limits: uvicorn's own connection cap (limit_concurrency) answers 503 in plain text; the course caps itself"
+    assert '"Service Unavailable"' in inspect.getsource(flow_control.service_unavailable), claim
+
+
+def test_the_parsers_refuse_numbers_longer_than_4300_digits():
+    import pydantic_core
+
+    from course_lib.frames import LONGEST_NUMBER
+
+    claim = ("course_lib.frames: Python's json and pydantic-core (the SDK's parser) refuse an integer of more than "
+             "4300 digits (sys.int_info.default_max_str_digits), though it is valid JSON; so the frame check reads "
+             "such a frame again to keep its id")
+    assert LONGEST_NUMBER == 4300, claim
+    for parse in (json.loads, pydantic_core.from_json):
+        assert parse("9" * 4300) == int("9" * 4300), claim
+        with pytest.raises(ValueError):
+            parse("9" * 4301)

@@ -44,9 +44,25 @@ def test_the_chinese_edition_asks_and_grades_in_chinese_against_the_english_note
     assert question.text == ("追问你的笔记 'Agent loop vs tool calling'（/notes/agent.md）：填上空格，并用一句话说明它为什么重要。\n"
                              "  An agent keeps ____ about a goal, reads each ____ and chooses the next step itself.")
     good = grade("它保存关于目标的 state，并在选择下一步之前读取每一个 observation。", question)
-    assert good.verdict == "correct" and str(good).startswith("✓ 正确：state, observation——和你的笔记说的一样：'An agent")
+    assert good.verdict == "correct" and str(good).startswith("✓ 正确：state、observation，和你的笔记说的一样：'An agent")
     part = grade("它保存 state。", question)  # the same verdict as in English: the grade reads the note's words
     assert part.verdict == "partly" and str(part).startswith("~ 部分正确：缺少 'observation'；你的笔记是这样说的：")
     assert part.gap["evidence"] == ("/notes/agent.md：对追问的回答缺少 observation（An agent keeps state about a goal, "
                                     "reads each observation and chooses the next step itself.）")
-    assert str(grade("它只是不停地调用工具。", question)).startswith("✗ 还不对：缺少 'state', 'observation'")
+    assert str(grade("它只是不停地调用工具。", question)).startswith("✗ 还不对：缺少 'state'、'observation'")
+
+
+def test_a_chinese_note_gets_its_course_concepts_blanked_and_graded(monkeypatch):
+    # The zh-CN edition's notes are Chinese: no spaces, so the words to blank are the concepts it names.
+    note = ("# 智能体循环与工具调用\n工具调用是模型请求一次调用的方式。\n\n"
+            "智能体围绕一个目标保存状态，读取每一次观察，自己选择下一步。\nUpdated: 2026-09-30\n")  # fmt: skip
+    other = "# 重试\n智能体的重试要有预算，先读取错误码。\n"  # 读取 is common here: 状态 and 观察 are the rarest
+    answer = "根据你的笔记：\n- 工具调用是模型请求一次调用的方式。 [/notes/agent.md]\n\n来源：/notes/agent.md"
+    question = follow_up({"/notes/agent.md": note}, answer, corpus=[note, other])
+    assert question.sentence.startswith("智能体围绕") and question.key_terms == ("状态", "观察")
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    assert question.text.endswith("\n  智能体围绕一个目标保存____，读取每一次____，自己选择下一步。")
+    assert grade("它围绕目标保存状态，每一步之前读取观察。", question).verdict == "correct"
+    part = grade("它保存状态。", question)
+    assert part.missing == ("观察",) and part.gap["topic"] == "智能体循环与工具调用"
+    assert part.gap["evidence"].startswith("/notes/agent.md：对追问的回答缺少 观察（智能体围绕")

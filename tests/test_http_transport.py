@@ -10,7 +10,6 @@ import logging
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import anyio
 import httpx
@@ -229,9 +228,11 @@ def guarded():
 
 def test_without_the_token_401_points_to_the_protected_resource_metadata(guarded):
     refused = httpx.post(guarded.url, json=INITIALIZE, headers=ACCEPT)
-    assert refused.status_code == 401
+    body = assert_jsonrpc_error(refused, 401, -32600)
+    assert "needs a bearer token" in body["error"]["message"]
     challenge = refused.headers["www-authenticate"]
-    assert challenge.startswith("Bearer ") and 'error="invalid_token"' in challenge
+    # RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
+    assert challenge.startswith("Bearer ") and "error=" not in challenge and "error_description" not in challenge
     metadata_url = challenge.split('resource_metadata="')[1].split('"')[0]
     origin = guarded.url.removesuffix("/mcp")
     assert metadata_url == f"{origin}/.well-known/oauth-protected-resource/mcp"  # RFC 9728 §3.1
@@ -244,7 +245,7 @@ async def test_a_client_without_the_token_gets_a_plain_mcp_error_and_the_401_is_
     from mcp.shared.exceptions import MCPError
 
     conn = McpConnection(guarded.url)
-    with pytest.raises(MCPError, match="error response"):
+    with pytest.raises(MCPError, match="needs a bearer token"):  # the JSON-RPC body of the 401, read by the SDK
         async with conn:
             pass
     [refused] = conn.http
@@ -253,7 +254,12 @@ async def test_a_client_without_the_token_gets_a_plain_mcp_error_and_the_401_is_
 
 def test_a_wrong_token_is_refused_and_the_right_one_is_served(guarded):
     wrong = httpx.post(guarded.url, json=INITIALIZE, headers={**ACCEPT, "authorization": "Bearer guess"})
-    assert wrong.status_code == 401
+    body = assert_jsonrpc_error(wrong, 401, -32600)
+    assert "not valid for this server" in body["error"]["message"]
+    challenge = wrong.headers["www-authenticate"]  # a token was sent: now the error code belongs (RFC 6750 §3.1)
+    assert 'error="invalid_token"' in challenge and "resource_metadata=" in challenge
+    other_scheme = httpx.post(guarded.url, json=INITIALIZE, headers={**ACCEPT, "authorization": "Basic Zm9vOmJhcg=="})
+    assert other_scheme.status_code == 401 and "error=" not in other_scheme.headers["www-authenticate"]
     right = httpx.post(guarded.url, json=INITIALIZE, headers={**ACCEPT, "authorization": f"Bearer {TOKEN}"})
     assert right.status_code == 200 and "mcp-session-id" in right.headers
 
@@ -280,6 +286,33 @@ async def test_the_verifier_accepts_only_its_token_and_keeps_no_copy_in_the_acce
 
 # --- item 6: bad input over HTTP -------------------------------------------------------------------
 
+BAD_ID = b'{"jsonrpc": "2.0", "id": null, "method": "tools/call", "params": {"name": "read_text_file"}}'
+
+
+def test_an_invalid_id_is_answered_with_32600_not_accepted_in_silence(files_url):
+    """The SDK reads a request with id null as a notification: 202, and the tool never runs."""
+    session = open_session(files_url)
+    headers = {**ACCEPT, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    body = assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers=headers), 400, -32600)
+    assert body["id"] is None and body["error"]["message"] == "Invalid Request: id must be a string or an integer"
+
+
+def test_a_refused_frame_still_meets_the_sdk_s_own_checks_first(files_url):
+    """The gate answers a bad frame only where the SDK would have parsed it: after Origin, Host,
+    Accept and the session (so the SDK, given an empty body, refuses it as a parse error)."""
+    session = open_session(files_url)
+    headers = {**ACCEPT, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "origin": "https://evil.example"}), 403)
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "host": "evil.example"}), 421)
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "accept": "text/html"}), 406)
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "mcp-session-id": "0" * 32}), 404)
+    assert_jsonrpc_error(httpx.post(files_url, content=BAD_ID, headers={**headers, "content-type": "text/plain"}), 400)
+
+
+def test_a_refused_frame_without_the_token_gets_401_first(guarded):
+    assert_jsonrpc_error(httpx.post(guarded.url, content=BAD_ID, headers=ACCEPT), 401)
+
+
 def test_a_wrong_content_type_is_refused(files_url):
     response = httpx.post(files_url, content=json.dumps(INITIALIZE), headers={**ACCEPT, "content-type": "text/plain"})
     assert_jsonrpc_error(response, 400)
@@ -295,6 +328,18 @@ def test_an_oversized_body_is_refused_with_413_before_it_is_parsed():
         big = dict(INITIALIZE, params={**INITIALIZE["params"], "pad": "x" * 2048})
         assert_jsonrpc_error(httpx.post(srv.url, json=big, headers=ACCEPT), 413)
         assert httpx.post(srv.url, json=INITIALIZE, headers=ACCEPT).status_code == 200
+
+
+def test_a_chunked_body_is_judged_whole_and_refused_at_the_limit_while_it_streams():
+    """Without Content-Length the gate reads the body in pieces: a frame split across chunks is judged
+    whole, and a body that outgrows the limit goes on to the SDK's own 413, unparsed."""
+    def pieces(*chunks: bytes):
+        yield from chunks
+
+    with serving(files_server(), max_body_bytes=1024) as srv:
+        split = pieces(b'{"jsonrpc": "2.0", "id": null, ', b'"method": "tools/list"}')
+        assert_jsonrpc_error(httpx.post(srv.url, content=split, headers=ACCEPT), 400, -32600)
+        assert_jsonrpc_error(httpx.post(srv.url, content=pieces(*[b"x" * 300] * 10), headers=ACCEPT), 413)
 
 
 def test_an_unknown_session_gets_404(files_url):
@@ -432,3 +477,17 @@ def test_the_served_line_follows_the_edition(monkeypatch):
         proc.terminate()
         proc.communicate(timeout=10)
     assert line.startswith("MCP（Streamable HTTP）服务地址：http://127.0.0.1:") and line.rstrip().endswith("/mcp"), line
+
+
+def test_a_failure_in_the_course_s_own_layers_is_still_a_json_rpc_500(files_url, monkeypatch, caplog):
+    """uvicorn's own 500 is plain text; the gate answers for a bug of the layers outside Starlette."""
+    from course_lib import http_limits
+
+    async def broken(self, *args):
+        raise RuntimeError("a bug in the session cap")
+
+    monkeypatch.setattr(http_limits.SessionCap, "_maybe_opening", broken)
+    with caplog.at_level(logging.ERROR, logger="course_lib.http_refusals"):
+        answer = httpx.post(files_url, json=INITIALIZE, headers=ACCEPT)
+    body = assert_jsonrpc_error(answer, 500, -32603)
+    assert body["error"]["message"] == "Internal error" and "a bug in the session cap" in caplog.text

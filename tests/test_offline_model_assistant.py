@@ -169,6 +169,24 @@ def test_the_answer_quotes_only_what_was_read_and_cites_it(client):
     )
 
 
+def test_a_part_the_notes_do_not_cover_is_named_and_only_that(client):
+    # Regression: "Your notes do not mention: workflows." beside a stub titled "Workflow vs Agent", and
+    # "… mention: tool." about a note on function calls. A stub counts as read; a word that only asks
+    # ("set", "twice") or a concept the note names otherwise (function calls are tool calls) is never "missing".
+    both = {"/notes/retries.md": RETRIES, "/notes/workflow-vs-agent.md": STUB}
+    _, partial = answer_after(client, "Which failures should be retried, and what about kubernetes?",
+                              hits(("/notes/retries.md", 3.0)), {"/notes/retries.md": RETRIES})  # fmt: skip
+    assert "Your notes do not mention: kubernetes.\n" in partial.output_text
+    _, stubbed = answer_after(client, "Should failures with backoff be retried in workflows?",
+                              hits(("/notes/retries.md", 3.0), ("/notes/workflow-vs-agent.md", 3.0)), both)  # fmt: skip
+    assert "do not mention" not in stubbed.output_text
+    assert "/notes/workflow-vs-agent.md is only a stub, so I did not use it." in stubbed.output_text
+    calls_note = "# Parallel calls\nSeveral function calls can run together when independent.\n"
+    _, synonym = answer_after(client, "Which tool calls run together twice?", hits(("/notes/p.md", 3.0)),
+                              {"/notes/p.md": calls_note})  # fmt: skip
+    assert synonym.output_text.startswith("From your notes:\n- Several function calls") and "mention" not in synonym.output_text
+
+
 def test_no_hits_means_the_evidence_is_missing(client):
     talk = Conversation(client, "How do I fine-tune a vision transformer?")
     talk.step()

@@ -1,6 +1,7 @@
 """The offline model in Chinese: Chinese requests give the same calls as their English twins, the
 answers come in the language of the request (still quoting only tool output), English output is
-unchanged, and the notes assistant answers Chinese questions over the English notes through the
+unchanged, and the notes assistant searches a Chinese question in Chinese: over the zh-CN edition's
+Chinese notes it is answered from them, over the English notes it is searched once more through the
 bilingual concept table. Everything goes through a real openai client with strict response
 validation (the `client` fixture)."""
 
@@ -15,7 +16,7 @@ import pytest
 from course_lib.notes_server import LOGICAL_ROOT, NotesIndex, notes_dir
 from course_lib.fs_server import Workspace
 from course_lib.offline_model import CHAT_REPLY, EVIDENCE_MISSING, key_terms
-from course_lib.offline_model.terms import ZH_TERMS
+from course_lib.offline_model.terms import _ZH_VARIANTS, ZH_TERMS, bridged_terms
 from course_lib.offline_model.wording import language, say
 
 MODEL = "gpt-4.1"
@@ -290,7 +291,7 @@ def talk(client, question: str, tools: list, answer_call, turns: int = 4):
     return responses
 
 
-QUESTIONS = [  # (question, key terms = the search query's words, the note that must be read and cited)
+QUESTIONS = [  # (question, the concepts in the English notes' words, the note that must be read and cited)
     ("幂等键为什么重要？", ["idempotency", "key"], "/notes/idempotency.md"),
     ("什么时候应该重试？", ["retries"], "/notes/retries.md"),
     ("严格模式能保证什么？", ["strict", "mode", "guarantees"], "/notes/strict-mode.md"),
@@ -304,11 +305,17 @@ QUESTIONS = [  # (question, key terms = the search query's words, the note that 
 
 
 @pytest.mark.parametrize(("question", "terms", "path"), QUESTIONS, ids=[q for q, _, _ in QUESTIONS])
-def test_a_chinese_question_is_searched_read_and_answered_with_sources(client, index, question, terms, path):
-    assert key_terms(question) == terms
-    responses = talk(client, question, NOTE_TOOLS, Notes(index))
-    assert calls_of(responses[0]) == [("notes__search_notes", {"query": " ".join(terms), "limit": None})]
-    read = [arguments["path"] for name, arguments in calls_of(responses[1]) if name == "notes__read_note"]
+def test_a_chinese_question_over_english_notes_is_searched_in_chinese_then_in_english(client, index, question, terms,
+                                                                                       path):  # fmt: skip
+    # A Chinese question is searched in Chinese; over the English notes that finds nothing (when it has
+    # Chinese words at all), so the same concepts are searched once more in the notes' English words.
+    assert bridged_terms(question) == terms
+    responses = talk(client, question, NOTE_TOOLS, Notes(index), turns=5)
+    searches = [arguments for r in responses for name, arguments in calls_of(r) if name == "notes__search_notes"]
+    chinese = " ".join(key_terms(question))
+    assert searches == ([{"query": chinese, "limit": None}] if chinese == " ".join(terms) else
+                        [{"query": chinese, "limit": None}, {"query": " ".join(terms), "limit": None}])  # fmt: skip
+    read = [arguments["path"] for r in responses for name, arguments in calls_of(r) if name == "notes__read_note"]
     assert path in read
     final = responses[-1].output_text
     assert final.startswith("根据你的笔记：\n- ") and f"[{path}]" in final and "来源：" in final
@@ -322,21 +329,22 @@ def test_a_chinese_question_is_searched_read_and_answered_with_sources(client, i
 
 def test_a_chinese_limit_is_sent_as_a_number(client):
     first = client.responses.create(model=MODEL, input="列出前 3 条关于重试的笔记", tools=NOTE_TOOLS)
-    assert calls_of(first) == [("notes__search_notes", {"query": "retries", "limit": 3})]
+    assert calls_of(first) == [("notes__search_notes", {"query": "重试", "limit": 3})]
     five = client.responses.create(model=MODEL, input="关于幂等键的笔记，最多五条", tools=NOTE_TOOLS)
-    assert calls_of(five) == [("notes__search_notes", {"query": "idempotency key", "limit": 5})]
+    assert calls_of(five) == [("notes__search_notes", {"query": "幂等键", "limit": 5})]
 
 
 def test_an_unknown_chinese_topic_means_the_evidence_is_missing(client, index):
-    assert key_terms("什么是量子计算？") == ["量子计算"]
+    assert key_terms("什么是量子计算？") == bridged_terms("什么是量子计算？") == ["量子计算"]
     assert index.search("量子计算") == []  # the English notes hold none of its bigrams: nothing matches, nothing breaks
     responses = talk(client, "什么是量子计算？", NOTE_TOOLS, Notes(index))
+    assert len(responses) == 2  # one search: the English words of the question are the same, so no second one
     assert responses[-1].output_text == "证据不足：在你的笔记中搜索 '量子计算' 没有找到匹配的笔记。我不会凭记忆回答。"
     assert "来源" not in responses[-1].output_text
 
 
 def test_a_stub_and_chinese_chit_chat(client, index):
-    stub = talk(client, "流式工具调用是怎么工作的？", NOTE_TOOLS, Notes(index))[-1].output_text
+    stub = talk(client, "流式工具调用是怎么工作的？", NOTE_TOOLS, Notes(index), turns=5)[-1].output_text
     assert stub.startswith("证据不足：") and "/notes/streaming-tool-calls.md 只是一个草稿（'TODO:" in stub
     assert stub.endswith("我不会凭记忆回答。")
     hello = client.responses.create(model=MODEL, input="你好！谢谢。", tools=NOTE_TOOLS)
@@ -346,7 +354,7 @@ def test_a_stub_and_chinese_chit_chat(client, index):
 
 def test_a_chinese_gap_request_proposes_one_gap_then_reports_the_saved_record(client, index):
     question = "我对流式工具调用的理解哪里不完整？保存一个学习缺口。"
-    responses = talk(client, question, NOTE_TOOLS, Notes(index), turns=3)
+    responses = talk(client, question, NOTE_TOOLS, Notes(index), turns=4)
     proposal = responses[-1]
     text = proposal.output_text
     assert text.endswith("我建议保存这个学习缺口，等你批准后再保存：Streaming tool calls。")
@@ -365,13 +373,15 @@ def test_a_chinese_gap_request_proposes_one_gap_then_reports_the_saved_record(cl
 def test_every_table_entry_maps_to_words_the_notes_search_can_match():
     for chinese, english in ZH_TERMS.items():
         assert english and english.isascii() and chinese == chinese.strip(), chinese
-        assert key_terms(chinese), chinese
+        assert bridged_terms(chinese) == [w for w in dict.fromkeys(english.split()) if len(w) > 1], chinese
+        glossary = _ZH_VARIANTS.get(chinese, chinese)  # a variant is searched in the glossary's form
+        assert key_terms(chinese) == ([glossary] if len(glossary) > 1 else []), chinese
 
 
 def test_the_evaluation_reads_the_chinese_sources_line_and_evidence_missing(client, index):
     from course_lib.evaluation import cited_sources, citation_problems, says_evidence_missing
 
-    final = talk(client, "幂等键为什么重要？", NOTE_TOOLS, Notes(index))[-1].output_text
+    final = talk(client, "幂等键为什么重要？", NOTE_TOOLS, Notes(index), turns=5)[-1].output_text
     cited = cited_sources(final)
     assert "/notes/idempotency.md" in cited
     read = {path: (notes_dir() / path.removeprefix("/notes/")).read_text() for path in cited}
@@ -383,9 +393,10 @@ def test_the_evaluation_reads_the_chinese_sources_line_and_evidence_missing(clie
 def test_a_chinese_question_reads_the_same_notes_as_its_english_twin(client, index):
     # Regression: 失败 alone bridged to "failures", so 失败的 Pod searched other notes than "failed pods".
     english = talk(client, "How does Kubernetes restart failed pods?", NOTE_TOOLS, Notes(index))
-    chinese = talk(client, "Kubernetes 怎样重启失败的 Pod？", NOTE_TOOLS, Notes(index))
-    assert calls_of(chinese[0]) == [("notes__search_notes", {"query": "kubernetes 重启 failed pod", "limit": None})]
-    assert calls_of(chinese[1]) == calls_of(english[1]) == [
+    chinese = talk(client, "Kubernetes 怎样重启失败的 Pod？", NOTE_TOOLS, Notes(index), turns=5)
+    assert calls_of(chinese[0]) == [("notes__search_notes", {"query": "kubernetes 重启 失败 pod", "limit": None})]
+    assert calls_of(chinese[1]) == [("notes__search_notes", {"query": "kubernetes 重启 failed pod", "limit": None})]
+    assert calls_of(chinese[2]) == calls_of(english[1]) == [
         ("notes__read_note", {"path": "/notes/retries.md"}), ("notes__read_note", {"path": "/notes/protocol-vs-tool-errors.md"})]
     assert chinese[-1].output_text == ("证据不足：我读过的笔记（/notes/retries.md、/notes/protocol-vs-tool-errors.md）"
                                        "没有提到 kubernetes、重启、pod。我不会凭记忆回答。")  # fmt: skip
@@ -407,3 +418,56 @@ def test_a_chinese_question_over_a_chinese_note_is_answered_from_it(client, tmp_
     assert calls_of(responses[0]) == [("notes__search_notes", {"query": "量子计算", "limit": None})]
     assert calls_of(responses[1]) == [("notes__read_note", {"path": "/notes/liangzi.md"})]
     assert responses[-1].output_text == "根据你的笔记：\n- 量子计算用量子比特保存状态。 [/notes/liangzi.md]\n\n来源：/notes/liangzi.md"
+
+
+# ---- the zh-CN edition's own notes: Chinese questions over Chinese notes -------------------------
+
+
+@pytest.fixture(scope="module")
+def zh_notes():
+    from course_lib.evaluation import edition_notes
+
+    return edition_notes("zh-CN")
+
+
+class ChineseNotes(Notes):
+    """The zh-CN edition's notes behind the tools, served by the notes server's own index."""
+
+    def __init__(self, root):
+        super().__init__(NotesIndex(Workspace(root, LOGICAL_ROOT)))
+        self.root = root
+
+    def __call__(self, name: str, arguments: dict) -> str:
+        if name == "notes__read_note":
+            text = (self.root / arguments["path"].removeprefix(LOGICAL_ROOT + "/")).read_text(encoding="utf-8")
+            return ok({"path": arguments["path"], "title": text.splitlines()[0][2:], "updated": None, "text": text})
+        return super().__call__(name, arguments)
+
+
+@pytest.mark.parametrize(("question", "terms", "path"), QUESTIONS, ids=[q for q, _, _ in QUESTIONS])
+def test_a_chinese_question_over_the_chinese_notes_is_searched_once_in_chinese(client, zh_notes, question, terms, path):
+    responses = talk(client, question, NOTE_TOOLS, ChineseNotes(zh_notes))
+    searches = [arguments["query"] for r in responses for name, arguments in calls_of(r) if name == "notes__search_notes"]
+    assert searches == [" ".join(key_terms(question))]  # one search, in the question's own words
+    read = [arguments["path"] for r in responses for name, arguments in calls_of(r) if name == "notes__read_note"]
+    final = responses[-1].output_text
+    assert path in read and final.startswith("根据你的笔记：\n- ") and f"[{path}]" in final
+    assert path in final.rsplit("来源：", 1)[1].split("、")
+    for line in final.splitlines()[1:]:  # every quoted sentence is verbatim from the Chinese note it cites
+        if line.startswith("- "):
+            sentence, cited = line[2:].rsplit(" [", 1)
+            assert sentence in (zh_notes / cited[:-1].removeprefix("/notes/")).read_text(encoding="utf-8")
+    assert "没有提到" not in final
+
+
+def test_the_chinese_words_of_a_question_are_its_search_and_the_notes_it_cites_are_not_called_silent(client, zh_notes):
+    # Regressions: "幂等键怎么来解决…" searched for "idempotency key 来解决"; a note on strict mode was said
+    # not to mention 模式.
+    assert key_terms("幂等键怎么来解决重复写入？") == ["幂等键", "重复", "写入"]
+    first = client.responses.create(model=MODEL, input="幂等键怎么来解决重复写入？", tools=NOTE_TOOLS)
+    assert calls_of(first) == [("notes__search_notes", {"query": "幂等键 重复 写入", "limit": None})]
+    for question in ("严格模式能保证什么？", "strict 模式能保证什么？"):
+        final = talk(client, question, NOTE_TOOLS, ChineseNotes(zh_notes))[-1].output_text
+        assert "/notes/strict-mode.md" in final and "没有提到" not in final, question
+    partly = talk(client, "重试、退避和量子计算是什么关系？", NOTE_TOOLS, ChineseNotes(zh_notes))[-1].output_text
+    assert partly.startswith("根据你的笔记：\n- 只重试") and "你的笔记没有提到：量子计算。" in partly  # truly absent: said

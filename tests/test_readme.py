@@ -63,6 +63,33 @@ def test_quick_start_is_exactly_two_commands_and_make_lab_opens_notebook_00():
         plugin = "@jupyterlab/apputils-extension:notification"
         settings = httpx.get(f"http://127.0.0.1:{port}/lab/api/settings/{plugin}?token={token}", timeout=30).json()
         assert settings["schema"]["properties"]["fetchNews"]["default"] == "false"
+        assert _lab_locale(port, token) != "zh_CN"  # the English edition keeps JupyterLab's own default
+    finally:
+        subprocess.run(["pkill", "-TERM", "-s", str(lab.pid)], check=False)
+        lab.wait(timeout=30)
+
+
+def _lab_locale(port: int, token: str) -> str:
+    """The locale JupyterLab's translation setting gives the page (its schema default, after overrides)."""
+    plugin = "@jupyterlab/translation-extension:plugin"
+    settings = httpx.get(f"http://127.0.0.1:{port}/lab/api/settings/{plugin}?token={token}", timeout=30).json()
+    return settings["schema"]["properties"]["locale"]["default"]
+
+
+def test_make_lab_in_chinese_opens_the_zh_cn_notebook_00_with_jupyterlab_in_chinese():
+    port, token = _free_port(), "readme-test-zh"
+    env = {k: v for k, v in os.environ.items() if k not in {"LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"}}
+    lab = subprocess.Popen(["make", "lab", f"LAB_ARGS=--no-browser --port={port} --ServerApp.token={token}"],
+                           cwd=REPO, env=env | {"COURSE_LANG": "zh_CN.UTF-8"}, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    try:
+        _wait_for(port, lab, 120)
+        page = httpx.get(f"http://127.0.0.1:{port}/lab/tree/notebooks/zh-CN/00_map_and_first_run.ipynb?token={token}",
+                         timeout=30)  # fmt: skip
+        assert page.status_code == 200 and "JupyterLab" in page.text
+        assert _lab_locale(port, token) == "zh_CN"  # the menus the page draws come from the zh_CN language pack
+        pack = httpx.get(f"http://127.0.0.1:{port}/lab/api/translations/zh_CN?token={token}", timeout=30).json()
+        assert pack["data"]["jupyterlab"][""]["language"] == "zh-CN" and pack["data"]["jupyterlab"]["menu\x04File"] == ["文件"]
     finally:
         subprocess.run(["pkill", "-TERM", "-s", str(lab.pid)], check=False)
         lab.wait(timeout=30)

@@ -171,7 +171,8 @@ def test_a_file_as_stdin_gets_every_line_checked(tmp_path):
     assert errors == [(-1, -32700), (-1, -32700), (-1, -32700), (-1, -32600), (-1, -32600), (-1, -32600),
                       (2, -32600), (3, -32600), (4, -32602)]
     assert [a["id"] for a in answers if "result" in a] == [9]
-    assert "malformed notification 'notifications/initialized' not answered" in done.stderr
+    assert ("stdio: not answered (JSON-RPC answers no notification or response): Invalid params: MCP params are "
+            "an object, not an array (in notification 'notifications/initialized')") in done.stderr
 
 
 def test_stdin_that_is_not_a_pipe_gets_the_worker_threads(tmp_path):

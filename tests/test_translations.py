@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -343,9 +344,35 @@ def test_the_language_follows_the_edition_folder_and_course_lang(tmp_path, monke
     assert lang.language() == "zh-CN" and lang.say("{n} ok", "{n} 个通过", n=3) == "3 个通过"
     monkeypatch.setenv("COURSE_LANG", "en")
     assert lang.language() == "en"
-    monkeypatch.setenv("COURSE_LANG", "fr")
-    with pytest.raises(ValueError, match="COURSE_LANG='fr'"):
-        lang.language()
+    monkeypatch.setenv("COURSE_LANG", "zh_CN.UTF-8")
+    assert lang.language() == "zh-CN"
+
+
+SPELLINGS = {
+    "zh-CN": ["zh-CN", "zh_CN", "zh_CN.UTF-8", "zh_CN.utf8", "zh_CN.GB18030", "zh", "ZH", "zh-cn", "zh-Hans",
+              "zh-Hans-CN", "zh_SG.UTF-8", "zh-Hant-TW", "zh_TW.UTF-8", " zh_CN ", "zh_CN@pinyin"],
+    "en": ["en", "EN", "en-US", "en_US.UTF-8", "en_GB.ISO-8859-1@euro", "en-Latn-US", "C", "C.UTF-8", "POSIX"],
+    None: ["fr", "de_DE.UTF-8", "ja-JP", "", "zhx", "english", "cn"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("tag", "edition"), [(tag, edition) for edition, tags in SPELLINGS.items() for tag in tags])
+def test_every_usual_spelling_of_a_language_names_its_edition(tag, edition):
+    from course_lib import lang
+
+    assert lang.edition_of(tag) == edition
+
+
+def test_a_course_lang_naming_no_edition_says_so_once_in_both_languages_and_never_raises(tmp_path):
+    """Every notebook's first cell calls language(): COURSE_LANG=fr must not break it (it once raised)."""
+    script = "from course_lib import lang\nprint(lang.language(), lang.language(), lang.say('ok', '好'))"
+    for folder, expected in ((tmp_path, "en en ok"), (tmp_path / "zh-CN", "zh-CN zh-CN 好")):
+        folder.mkdir(exist_ok=True)
+        done = subprocess.run([sys.executable, "-c", script], cwd=folder, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "COURSE_LANG": "fr", "PYTHONPATH": str(REPO)})  # fmt: skip
+        assert done.returncode == 0 and done.stdout.strip() == expected, done.stderr
+        [line] = done.stderr.splitlines()  # the folder's edition is kept, said once, in both languages
+        assert "COURSE_LANG='fr'" in line and "names no edition" in line and "不是本课程的版本" in line
 
 
 @pytest.mark.parametrize("language, kinds, final", [
@@ -372,17 +399,44 @@ def test_the_chinese_pass_message_of_notebook_00(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize(("environment", "folder"), [
-    ({"COURSE_LANG": "zh-CN"}, "notebooks/zh-CN"), ({"LANG": "zh_CN.UTF-8"}, "notebooks/zh-CN"),
-    ({"LANG": "zh_CN.UTF-8", "COURSE_LANG": "en"}, "notebooks"), ({"LANG": "C.UTF-8"}, "notebooks"), ({}, "notebooks"),
+    ({"COURSE_LANG": "zh-CN"}, "notebooks/zh-CN"), ({"COURSE_LANG": "zh_CN"}, "notebooks/zh-CN"),
+    ({"COURSE_LANG": "zh-Hans"}, "notebooks/zh-CN"), ({"LANG": "zh_CN.UTF-8"}, "notebooks/zh-CN"),
+    ({"LANG": "zh_SG.GB18030"}, "notebooks/zh-CN"), ({"LC_ALL": "zh_CN.utf8", "LANG": "en_US.UTF-8"}, "notebooks/zh-CN"),
+    ({"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "notebooks/zh-CN"),
+    ({"LANG": "de_DE.UTF-8", "LANGUAGE": "zh_CN:en"}, "notebooks/zh-CN"), ({"LANG": "C", "LANGUAGE": "zh_CN"}, "notebooks"),
+    ({"LANG": "zh_CN.UTF-8", "COURSE_LANG": "en"}, "notebooks"), ({"LANG": "C.UTF-8"}, "notebooks"),
+    ({"COURSE_LANG": "fr"}, "notebooks"), ({"LANG": "fr_FR.UTF-8"}, "notebooks"), ({}, "notebooks"),
 ])  # fmt: skip
 def test_make_lab_opens_the_edition_of_the_learners_language(environment, folder):
-    """The Chinese README's `make lab` opens the 简体中文 notebook 00 on a Chinese machine, or when asked."""
-    import os
+    """The Chinese README's `make lab` opens the 简体中文 notebook 00 on a Chinese machine, or when asked,
+    and hands JupyterLab the zh-CN edition's settings (its menus in Chinese) only then."""
+    from course_lib import lang
 
-    env = {k: v for k, v in os.environ.items() if k not in {"COURSE_LANG", "LC_ALL", "LANG"}} | environment
+    env = {k: v for k, v in os.environ.items() if k not in {"COURSE_LANG", "LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"}}
+    env |= environment
     done = subprocess.run(["make", "-n", "lab"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     [command] = [line for line in done.stdout.splitlines() if " lab " in f"{line} " and "jupyter" in line]
     assert f" {folder}/00_map_and_first_run.ipynb" in command, done.stdout
+    edition = "zh-CN" if folder.endswith("zh-CN") else "en"
+    assert lang.machine_edition(env) == edition and f"lab_settings.py --edition {edition})" in command
+    assert done.stderr.count("names no edition") == (1 if environment.get("COURSE_LANG") == "fr" else 0)
+
+
+def test_the_zh_cn_edition_gets_jupyterlabs_chinese_locale_and_the_english_one_keeps_its_own(tmp_path):
+    """What `make lab` hands JupyterLab for each edition, read as JupyterLab reads overrides."""
+    from jupyterlab_server.settings_utils import _get_overrides  # the function lab calls for overrides
+
+    env = {**os.environ, "JUPYTERLAB_DIR": str(tmp_path / "lab")}
+    run = lambda *args: subprocess.run([sys.executable, "binder/lab_settings.py", *args], cwd=REPO, env=env,  # noqa: E731
+                                       capture_output=True, text=True, timeout=60, check=True).stdout.split()  # fmt: skip
+    assert run("--edition", "en") == [] and run() == []
+    [argument] = run("--edition", "zh-CN")
+    assert argument == f"--LabApp.app_settings_dir={tmp_path / 'lab' / 'settings-zh-CN'}"
+    chinese, _ = _get_overrides(argument.split("=", 1)[1])
+    english, _ = _get_overrides(str(tmp_path / "lab" / "settings"))
+    assert chinese["@jupyterlab/translation-extension:plugin"] == {"locale": "zh_CN"}
+    assert "@jupyterlab/translation-extension:plugin" not in english
+    assert chinese["@jupyterlab/apputils-extension:notification"] == english["@jupyterlab/apputils-extension:notification"]
 
 
 def test_jupyterlab_itself_can_speak_chinese():
@@ -412,6 +466,18 @@ def test_the_chinese_readme_has_the_same_two_commands_and_its_binder_links_check
     assert "[简体中文](README.zh-CN.md)" in english and "`make check-translations`" in english
 
 
+def test_the_chinese_readme_gives_the_english_windows_commands_for_its_own_edition():
+    """The same PowerShell lines as README.md, but opening the zh-CN notebook 00 with the zh-CN settings."""
+    block = lambda text: re.findall(r"```powershell\n(.*?)```", text, re.S)[0].splitlines()  # noqa: E731
+    english = block((REPO / "README.md").read_text(encoding="utf-8"))
+    chinese = block((REPO / "README.zh-CN.md").read_text(encoding="utf-8"))
+    edition = ["$zh = .venv\\Scripts\\python binder\\lab_settings.py --edition zh-CN",
+               ".venv\\Scripts\\jupyter lab notebooks\\zh-CN\\00_map_and_first_run.ipynb $zh"]  # fmt: skip
+    assert [line for line in chinese if line not in edition] == [line for line in english if "lab" not in line]
+    assert [line for line in chinese if line in edition] == edition
+    assert chinese.index(edition[1]) == english.index(".venv\\Scripts\\jupyter lab notebooks\\00_map_and_first_run.ipynb")
+
+
 def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
     for name in ("README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -433,3 +499,25 @@ def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
         f"README.zh-CN.md: no Binder link for notebooks/zh-CN/{name}",
         f"notebooks/zh-CN/INSTRUCTOR.md: opens notebooks/{name}, not its notebooks/zh-CN edition",
         f"notebooks/zh-CN/INSTRUCTOR.md: no Binder link for notebooks/zh-CN/{name}"]
+
+
+def test_the_glossary_is_held_against_course_libs_own_chinese(tmp_path, capsys):
+    """A forbidden variant planted in a check message fails `make check-translations`, naming file and line;
+    a say() pair whose English uses a checked term must use its Chinese; a dict key (a word the code
+    accepts) and an English word kept as a name are not violations. The real course_lib is clean."""
+    assert translations.library_problems(translations.Paths()) == []
+    copy = translations.Paths(tmp_path)
+    copy.glossary.parent.mkdir(parents=True)
+    shutil.copy2(translations.Paths().glossary, copy.glossary)
+    (tmp_path / "notebooks" / "zh-CN").mkdir(exist_ok=True)
+    (tmp_path / "course_lib").mkdir()
+    (tmp_path / "course_lib" / "planted.py").write_text(
+        "from course_lib.lang import say\n"
+        "ACCEPTS = {'审批': 'approval'}\n"
+        "ok = say('result has no isError', 'result 没有 isError')\n"
+        "bad = say('Wait for the approval.', '等待审批。')\n", encoding="utf-8")  # fmt: skip
+    assert translations.main(["check"], copy) == 1
+    err = capsys.readouterr().err
+    assert "course_lib/planted.py:4: '审批' is not the glossary's term for 'approval' (use '批准')" in err
+    assert "course_lib/planted.py:4: the English says 'approval': the glossary's term is '批准'" in err
+    assert ":2:" not in err and ":3:" not in err

@@ -7,6 +7,7 @@ notebooks keep their English words."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -68,12 +69,14 @@ def test_09_the_diagnosis_is_the_source_s_symptom_the_metric_keys_stay(zh, en):
 
 def test_09_a_trace_s_result_summaries_are_chinese_paths_and_codes_stay(zh, en):
     out = zh[CAPSTONE]["79061394"][1]
-    assert "→ 4 条命中：/notes/retries.md (4.966)" in out and "hits" not in out
+    assert '第 1 轮  notes__search_notes {"query":"重试 退避","limit":30}' in out  # a Chinese question, searched in Chinese
+    assert "→ 4 条命中：/notes/retries.md (4.986)" in out and "hits" not in out
     assert "→ INVALID_INPUT: limit: must be ≤ 20 (got 30)" in out  # the server's own message
     assert "→ 4 hits: /notes/retries.md (4.966)" in en[CAPSTONE]["79061394"][1]
     browsed = json.dumps(json.loads((NOTEBOOKS / "zh-CN" / f"{CAPSTONE}.ipynb").read_text(encoding="utf-8")),
                          ensure_ascii=False)  # the trace browser's stored widget state too
-    assert "· 更新于 2026-09-28 · 539 个字符 ·" in browsed and "539 chars" not in browsed
+    assert "· '并行调用' · 更新于 2026-09-28 · 209 个字符 ·" in browsed and "chars" not in browsed
+    assert "q23 [恢复] 哪些工具调用可以并行运行，哪些必须等待？" in browsed and "[recover]" not in browsed
 
 
 def test_09_and_10_the_prose_says_what_stays_english(zh):
@@ -89,3 +92,61 @@ def test_10_the_exercise_comments_are_chinese(zh, en):
     source = zh[INTERVIEW]["9194ab55"][0]
     assert "# 在这里写你的代码：返回 (result, replayed)" in source and "your code here" not in source
     assert "# your code here: return (result, replayed)" in en[INTERVIEW]["9194ab55"][0]
+
+
+def test_09_the_english_edition_shows_no_chinese(en):
+    # Regression: the diagnosis table printed the source's Chinese row name (参数经常不合法) in the
+    # English edition, and the table below it listed every Chinese name.
+    cjk = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+    markdown = json.loads((NOTEBOOKS / f"{CAPSTONE}.ipynb").read_text(encoding="utf-8"))["cells"]
+    assert not [c["id"] for c in markdown if cjk.search("".join(c["source"]))]
+    assert not [cell for cell, (source, out) in en[CAPSTONE].items() if cjk.search(source + out)]
+    assert en[CAPSTONE]["ebf88c7e"][1].startswith("C  arguments are often invalid — tasks: q22\n")
+
+
+def test_09_grounding_checks_the_negative_claim_and_is_fooled_by_a_reversed_answer(en, zh):
+    _, out = en[CAPSTONE]["8f1b3d5e"]
+    assert "✗ 'Your notes do not mention: workflows.' → /notes/workflow-vs-agent.md does mention 'workflows'" in out
+    assert out.count("✓ ") == 4  # q24's answer now: every claim grounded, no "not mentioned" line
+    fooled = en[CAPSTONE]["2c8e4a6d"][1]
+    assert fooled.startswith("✓ 'Independent reads must wait for each other") and "citation problems: none" in fooled
+    assert "should never overlap" in fooled  # what the note really says, printed beside it
+    metrics = en[CAPSTONE]["462bac64"][1]
+    assert "claim grounding          51/51 = 100%" in metrics
+    assert "陈述有据率" in zh[CAPSTONE]["462bac64"][1]
+
+
+def test_09_the_zh_capstone_answers_from_the_chinese_notes_in_chinese(zh):
+    notes = zh[CAPSTONE]["600f9799"][1]
+    assert "/notes/idempotency.md                  2026-09-26  幂等键" in notes
+    run = zh[CAPSTONE]["d23ec540"][1]
+    assert 'notes__search_notes {"query":"智能体循环 工作流","limit":null}' in run  # no English word in the search
+    answer = zh[CAPSTONE]["4d55101b"][1]
+    assert answer.startswith("根据你的笔记：\n- 工具调用是模型请求一次调用的方式；智能体循环则不断地决定") and "没有提到" not in answer
+    assert "来源：/notes/agent-loop-vs-tool-calling.md" in answer and "引用问题： 无" in answer
+    assert "correct · ✓ 正确：状态、观察" in zh[CAPSTONE]["97379aeb"][1]  # the follow-up blanks the note's Chinese concepts
+    missing = zh[CAPSTONE]["521ed7c0"][1]
+    assert "证据不足：我读过的笔记（/notes/retries.md、/notes/function-call-output.md）没有提到 kubernetes、重启、pod。" in missing
+
+
+def test_09_the_chinese_evaluation_and_its_figures_are_stored_in_the_zh_twin(zh, en):
+    run = zh[CAPSTONE]["296d6ad7"][1]
+    assert run.startswith("24 个问题： {'回答': 12, '闲聊': 2, '证据不足': 3, '缺口': 5, '恢复': 2}")
+    assert "q15   证据不足  search_notes" in run
+    metrics = zh[CAPSTONE]["462bac64"][1].splitlines()
+    assert metrics[:8] == [
+        "指标            结果          计数对象  未通过",
+        "工具选择准确率  24/24 = 100%  任务      -",
+        "参数合法率      55/56 = 98%   调用      q22:search_notes",
+        "引用正确率      16/16 = 100%  回答      -",
+        "任务完成率      21/24 = 88%   任务      q03, q04, q23",
+        "写入确认率      4/4 = 100%    写入      -",
+        "失败恢复率      2/2 = 100%    失败      -",
+        "陈述有据率      50/50 = 100%  陈述      -"]
+    assert "task completion          20/24 = 83%   tasks         q03, q04, q06, q23" in en[CAPSTONE]["462bac64"][1]
+    grounded = zh[CAPSTONE]["8f1b3d5e"][1]
+    assert "✗ '你的笔记没有提到：工作流。' → /notes/workflow-vs-agent.md 其实提到了 '工作流'" in grounded and "→ 轨迹" in grounded
+    fooled = zh[CAPSTONE]["2c8e4a6d"][1]
+    assert fooled.startswith("✓ '相互独立的读取必须等待，对同一条记录的两次写入可以重叠。' → /notes/parallel-calls.md")
+    assert "两次写入绝不能重叠" in fooled
+    assert zh[CAPSTONE]["0a73168e"][1].startswith("通常的做法在这里也适用") and "来源：/notes/strict-mode.md" in zh[CAPSTONE]["0a73168e"][1]

@@ -29,7 +29,8 @@ did not change (`make notebooks` then executes it). `check` fails on a missing, 
 outdated entry, a catalogued literal no longer in its cell, a translation that changes a wire
 value (a `code span`, an identifier like call_id) or the heading structure, a glossary term not
 used (`notebooks/zh-CN/GLOSSARY.md`), and a zh-CN notebook whose sources are not what `build`
-writes. This is a maintainer's tool (it needs the `i18n` extra, polib), not part of course_lib.
+writes. `check` without a STEM also holds the glossary against the Chinese strings of `course_lib`
+(check messages, widget labels, the offline model's Chinese answers: `library_problems`). This is a maintainer's tool (it needs the `i18n` extra, polib), not part of course_lib.
 """
 
 from __future__ import annotations
@@ -435,7 +436,47 @@ def entry_problems(text: Wanted, msgstr: str, terms: list[tuple[str, str, list[s
         if checked and text.kind == "markdown" and used and chinese not in msgstr:
             found.append(f"{text.where}: the English says '{english}': the glossary's term is '{chinese}'")
         found += [f"{text.where}: '{word}' is not the glossary's term for '{english}' (use '{chinese}')"
-                  for word in avoid if word in msgstr]  # fmt: skip
+                  for word in _avoided(msgstr, chinese, avoid)]  # fmt: skip
+    return found
+
+
+def _avoided(text: str, chinese: str, avoid: list[str]) -> list[str]:
+    """The variants of `avoid` that `text` uses outside the glossary's own term (失败诊断表 holds 诊断表)."""
+    rest = text.replace(chinese, " ") if chinese else text
+    return [word for word in avoid if word in rest]
+
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+# What an English check message says in code, not prose: {fields}, "quoted values", a call `f(a, b)`, `a.b`.
+LIBRARY_CODE = re.compile(r"\{[^{}]*\}|\"[^\"]*\"|'[^']*'|\w+\([^()]*\)|\w+(?:\.\w+)+")
+
+
+def library_problems(paths: Paths) -> list[str]:
+    """The glossary held against the Chinese that `course_lib` writes itself: every string literal with
+    Chinese in it (check messages, widget labels, the offline model's Chinese answers) must avoid the
+    variants the glossary forbids, and the zh text of a `say(en, zh)` pair must use the Chinese term of
+    every checked (bold) term its English uses."""
+    terms = glossary(paths) if paths.glossary.exists() else []
+    found: list[str] = []
+    for module in sorted((paths.root / "course_lib").rglob("*.py")):
+        where = module.relative_to(paths.root)
+        tree = ast.parse(module.read_text(encoding="utf-8"), str(where))
+        # A dict key is what the code matches (a learner's word it accepts, 审批 → approval), not text it writes.
+        keys = {id(key) for node in ast.walk(tree) if isinstance(node, ast.Dict) for key in node.keys}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and CJK.search(node.value)
+                    and id(node) not in keys):  # fmt: skip
+                found += [f"{where}:{node.lineno}: '{word}' is not the glossary's term for '{english}' (use '{chinese}')"
+                          for english, chinese, avoid, _ in terms for word in _avoided(node.value, chinese, avoid)]  # fmt: skip
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "say"
+                    and len(node.args) >= 2 and all(isinstance(a, ast.Constant) and isinstance(a.value, str)
+                                                    for a in node.args[:2])):  # fmt: skip
+                en, zh = node.args[0].value, node.args[1].value
+                plain = LIBRARY_CODE.sub(" ", CODE_SPAN.sub(" ", en))
+                found += [f"{where}:{node.lineno}: the English says '{english}': the glossary's term is '{chinese}'"
+                          for english, chinese, _, checked in terms
+                          if checked and re.search(rf"\b{re.escape(english)}(?:s|es|d|ed|ing)?\b", plain, re.I)
+                          and chinese not in zh and not re.search(rf"\b{re.escape(english)}\b", zh)]  # kept as a name  # fmt: skip
     return found
 
 
@@ -503,7 +544,7 @@ def main(argv: list[str], paths: Paths = Paths()) -> int:
         for stem in stems or translated:
             print(f"built {write(paths, stem).relative_to(paths.root)}")
         return 0
-    problems: list[str] = []
+    problems: list[str] = [] if stems else library_problems(paths)  # the whole edition: course_lib's Chinese too
     for stem in stems or paths.stems():
         problems += check(paths, stem)
     for problem in problems:

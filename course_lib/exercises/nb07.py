@@ -124,7 +124,7 @@ RAISES_ZH = {
         "到达了一个属于 call_never_made 的输出，而没有任何调用用这个 call_id；你的函数接受了它。请抛出 ValueError"
         "（Responses API 也会拒绝它：'No tool call found for function call output'）。"),
     "a call left without an output": (
-        "{missing} 没有输出；你的函数接受了它。请抛出 ValueError（API 会拒绝没有回应的调用："
+        "{missing} 没有输出；你的函数接受了它。请抛出 ValueError（API 会拒绝没有输出的调用："
         "'No tool output found for function call'）。"),
 }  # fmt: skip
 """The same messages in the zh-CN edition (the case labels stay as `_real_outputs` writes them)."""

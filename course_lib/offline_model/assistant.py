@@ -1,8 +1,9 @@
 """The notes assistant (capstone): search, read the hits, answer only from what was read.
 
 Used when a search tool (a `query` string property) is declared and the request names no file.
-The moves: search with the question's key terms; read the best hits (parallel calls); recover from
-a refused, failed or stale search where that is honest; then the answer (`assistant_answer`).
+The moves: search with the question's key terms (in the question's language first); read the best
+hits (parallel calls); recover from a refused, failed or stale search where that is honest; then
+the answer (`assistant_answer`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from course_lib.offline_model.assistant_calls import (
     _search_tool,
 )
 from course_lib.offline_model.reading import _NUM, _number, _path_property
-from course_lib.offline_model.terms import key_terms
+from course_lib.offline_model.terms import bridged_terms, key_terms
 from course_lib.offline_model.wording import language, say
 
 _ASKED_LIMIT = re.compile(r"\b(?:top|up to|at most)\s+(\d+)\s+(?:notes?|results?|hits?|matches)\b", re.I)
@@ -47,7 +48,8 @@ def _search_again(last: _Done, searches: list[_Done]) -> dict | None:
 def _assistant_plan(text: str, turn: list[dict], tools: list[dict], mode: str, parallel: bool) -> list[tuple] | None:
     """The assistant's next move, or None when this behaviour does not apply (no search tool).
 
-    1. search with the question's key terms; 2. read the best hits (score > 0 and at least half the
+    1. search with the question's key terms (a Chinese question in Chinese, then, if that finds
+    nothing, with the concepts' English words); 2. read the best hits (score > 0 and at least half the
     best, at most two, in one response); a hit that is gone (NOT_FOUND) → search once more;
     3. answer only from the notes read, citing them, or say the evidence is missing; 4. when asked
     for gaps, propose one from what was read.
@@ -56,6 +58,7 @@ def _assistant_plan(text: str, turn: list[dict], tools: list[dict], mode: str, p
     if search is None:
         return None
     terms, lang = key_terms(text), language(text)
+    bridged = bridged_terms(text)
     if not terms and not any(item["kind"] == "call" for item in turn):
         return None if mode == "required" else [("message", say("chat_reply", lang))]  # chit-chat: nothing to look up
     reader, writer = _note_reader(tools), _gap_writer(tools)
@@ -66,6 +69,11 @@ def _assistant_plan(text: str, turn: list[dict], tools: list[dict], mode: str, p
         values = {"query": " ".join(terms), **({"limit": _number(limit.group(1))} if limit else {})}
         return [("call", search["name"], _fill(search, values))]
     last = searches[-1]
+    if last.ok and not _hits(last) and bridged != terms and len(searches) == 1:
+        # Searched in Chinese, found nothing: the notes may be in English; the same concepts in their words.
+        return [("call", search["name"], {**last.arguments, "query": " ".join(bridged)})]
+    if any(step.arguments.get("query") == " ".join(bridged) for step in searches) and bridged != terms:
+        terms = bridged  # the notes answered the English words: look for those in what is read
     if not last.ok:
         again = _search_again(last, searches)
         if again is not None:

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from course_lib.offline_model.answers import _write_not_done
 from course_lib.offline_model.assistant_calls import _Done, _fill, _hits
 from course_lib.offline_model.reading import _path_property
-from course_lib.offline_model.terms import _stems, _tokens, mentions
+from course_lib.offline_model.terms import _stems, _tokens, mentions, unsaid, weight
 from course_lib.offline_model.wording import language, say
 
 _GAP_REQUEST = re.compile(
     r"\bgaps?\b|\bincomplete\b|\bweak (?:spots?|points?|areas?)\b|\b(?:don'?t|do not) (?:yet )?know\b"
-    r"|\bhaven'?t (?:yet )?(?:learned|mastered)\b|薄弱|缺口|不完整|没掌握|没有掌握|不懂|不太懂|不清楚", re.I)  # fmt: skip
+    r"|\bhaven'?t (?:yet )?(?:learned|mastered)\b|薄弱|缺口|不完整|没掌握|没有掌握|不懂|不太懂|不清楚|不知道", re.I)  # fmt: skip
 _STUB_LINE = re.compile(r"^[ \t]*(?:TODO|TBD)\b.*$", re.M)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"(])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"(])|(?<=[。！？])\s*")  # Chinese: after 。！？, no space needed
 EVIDENCE_MISSING = say("evidence_missing", "en")
 
 
@@ -57,9 +57,11 @@ def _final_moves(text: str, terms: list[str], done: list[_Done], last: _Done, re
     stubs = [note for note in notes if note.todo is not None]
     found = set().union(*(_stems(note.text) for note in usable))
     covered = [term for term in terms if mentions(found, term)]
-    missing = [term for term in terms if not mentions(found, term)]
-    if usable and len(covered) * 2 > len(terms):
-        body = _quoted_answer(terms, usable, missing, stubs, lang)
+    missing = unsaid(found, terms)  # what the usable notes do not say (never a word that only asks)
+    if usable and sum(map(weight, covered)) * 2 > sum(map(weight, terms)):  # more than half of the concepts
+        # "Your notes do not mention X" speaks of every note read: a stub that names X mentions it.
+        said = set().union(*(_stems(f"{note.title}\n{note.text}") for note in notes))
+        body = _quoted_answer(terms, usable, unsaid(said, terms), stubs, lang)
     else:
         body = _missing_evidence(last, done, notes, stubs, missing, reader, lang)
     if writer is None or not _GAP_REQUEST.search(text):

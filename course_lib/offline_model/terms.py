@@ -2,17 +2,20 @@
 
 The notes assistant searches with these terms and checks whether the notes it read mention them.
 
-Chinese has no spaces between words, and the course's notes are in English. So a Chinese question
-goes through a bridge: `ZH_TERMS`, a small, explicit bilingual table of the course's concepts
-(幂等键 → idempotency key, 批准 → approval, 重试 → retries, …; one Chinese term per concept as in
-`notebooks/zh-CN/GLOSSARY.md`, plus common variants). The question is cut by longest match against
-that table and a list of Chinese function words (`_ZH_STOP`); each concept found gives its English
-words, which go into the search `query` and are looked for in the notes. A run of two or more
-Chinese characters the table does not know stays a key term as written ("量子计算"): it is searched
-for and, absent from English notes, counted as not mentioned — so an unknown topic gets "evidence
-missing", never a guess. A note written in Chinese that holds it (all its character bigrams, as the
-search index counts them: `course_lib.words.tokens`) is found, read and quoted like an English one. A real model translates the query itself; this table is the offline
-model's stand-in for that, and it knows only what is listed here.
+Chinese has no spaces between words. A Chinese question is cut by longest match against a small,
+explicit table of the course's concepts (`ZH_TERMS`: 幂等键, 批准, 重试, …; one term per concept as in
+`notebooks/zh-CN/GLOSSARY.md`, plus common variants) and a list of Chinese function words
+(`_ZH_STOP`). `key_terms` keeps each concept in its glossary form (审批 → 批准, 失败的 → 失败) and
+any other run of two or more characters as written ("量子计算"): a Chinese question is searched in
+Chinese, and the notes search matches it by character bigrams (`course_lib.words.tokens`), so the
+zh-CN edition's Chinese notes are found, read and quoted.
+
+Notes written in English hold none of those bigrams. `bridged_terms` gives the same question's
+concepts as the English words the English notes use (幂等键 → idempotency key): the assistant
+searches with them when the Chinese search finds nothing. A run the table does not know stays as
+written there too, so an unknown topic gets "evidence missing", never a guess. A real model
+translates a query itself; this table is the offline model's stand-in, and it knows only what is
+listed here.
 """
 
 from __future__ import annotations
@@ -62,6 +65,12 @@ ZH_TERMS: dict[str, str] = {
     "执行": "run", "运行": "run", "读取": "read", "文件": "file", "路径": "path", "键": "key", "写": "write",
     "不可信": "untrusted", "指令": "instruction", "预算": "budget", "状态": "state", "停止条件": "stop condition",
     "失败的": "failed",  # "失败的 Pod" is failed pods, not failures (the notes' word for what went wrong is "failed")
+    "观察": "observation", "退避": "backoff", "轨迹": "trace", "引用": "citation",
+}  # fmt: skip
+# A variant → the glossary's form, which is what the Chinese notes write (`key_terms` searches with it).
+_ZH_VARIANTS = {
+    "幂等性键": "幂等键", "幂等性": "幂等", "审批": "批准", "审核": "批准", "提示注入": "提示词注入", "并发调用": "并行调用",
+    "代理循环": "智能体循环", "代理": "智能体", "写操作": "写入", "失败的": "失败",
 }  # fmt: skip
 # Chinese function words, question words and chit-chat: never key terms (the twin of _STOP_WORDS).
 _ZH_STOP = frozenset("""
@@ -73,15 +82,17 @@ _ZH_STOP = frozenset("""
     但是 可是 地 着 过 你好 您好 谢谢 多谢 再见 好 早上好 晚上好 太好了 有用 记录 一 二 两 三 四 五 六 七 八 九 十
     发生 关系 联系 影响 使用 区分 属于 为 能否 是否 时机 情况 场景 问题 事 东西 方面 部分 内容
     之 其 而 并 且 从 到 向 当 该 此 每 各 哪一 对于 一些 一种 还有 具体 例子 举例 呢 嗯 下 吗 么 记 已 写
+    必须 成为 足以 来 解决 处理 通过 设为 设成 一次 两次 到底 究竟 什么时候 时间 要求 不知道 防止 避免 系统
 """.split())
 _ZH_WORDS = {**dict.fromkeys(_ZH_STOP, ""), **ZH_TERMS}
 _ZH_LONGEST = max(map(len, _ZH_WORDS))
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
-def _chinese_terms(run: str) -> list[tuple[int, str]]:
-    """(offset, term) in a run of Chinese characters: concepts by longest match (as their English
-    words), stop words dropped, and any other stretch of two or more characters kept as written."""
+def _chinese_terms(run: str, bridge: bool = False) -> list[tuple[int, str]]:
+    """(offset, term) in a run of Chinese characters: concepts by longest match (in their glossary
+    form, or with `bridge` as their English words), stop words dropped, and any other stretch of two
+    or more characters kept as written."""
     found, i, unknown = [], 0, ""
 
     def flush(at: int) -> None:
@@ -96,10 +107,27 @@ def _chinese_terms(run: str) -> list[tuple[int, str]]:
             continue
         flush(i)
         unknown = ""
-        found += [(i, english) for english in _ZH_WORDS[word].split()]
+        if not bridge and word in ZH_TERMS:
+            found.append((i, _ZH_VARIANTS.get(word, word)))
+        else:
+            found += [(i, english) for english in _ZH_WORDS[word].split()]
         i += len(word)
     flush(i)
     return found
+
+
+# Words that ask about a topic without naming one ("When should I *set* …", "how is A *different* from
+# B", "stop a write from happening *twice*"). They are searched for like any key term, but a note
+# that answers the question rarely repeats them, so the assistant never reports them as missing.
+_ASKING_WORDS = frozenset("""
+    set sets setting different differ differs happen happens happened enough stop stops twice once reach
+    reaches work works working use used using make makes matter matters important way ways thing things
+""".split())
+_ASKING_STEMS = frozenset(map(_stem, _ASKING_WORDS))
+# One concept, two names in this course: a tool call is a `function_call`, its result goes back as
+# `function_call_output`. A note that says "function calls" does mention tool calls.
+_SAME_CONCEPT = {"tool": ("function",), "function": ("tool",), "result": ("output",), "output": ("result",),
+                 "工具": ("函数",), "函数": ("工具",), "结果": ("输出",), "输出": ("结果",)}  # fmt: skip
 
 
 def _stems(text: str) -> set[str]:
@@ -113,15 +141,50 @@ def mentions(found: set[str], term: str) -> bool:
     return set(_tokens(term)) <= found
 
 
+def concepts(text: str) -> list[str]:
+    """The course concepts a Chinese text names, in the glossary's form and in order, each once:
+    "智能体围绕一个目标保存状态" → ["智能体", "状态"] (what a Chinese follow-up question may blank)."""
+    found = [term for run in _CJK_RUN.findall(text) for _, term in _chinese_terms(run)
+             if _ZH_VARIANTS.get(term, term) in ZH_TERMS.keys() | set(_ZH_VARIANTS.values())]  # fmt: skip
+    return list(dict.fromkeys(term for term in found if len(term) > 1))
+
+
+def weight(term: str) -> int:
+    """How many of the English notes' words a key term stands for: 智能体循环 is "agent loop", two, as
+    the English question "agent loops" has two terms; any other term is one. So a Chinese question
+    and its English twin need the same share of their concepts covered before the notes answer them."""
+    return len(ZH_TERMS.get(term, "").split()) or 1
+
+
+def unsaid(found: set[str], terms: list[str]) -> list[str]:
+    """The `terms` a text whose `_stems` are `found` does not mention, and that are worth saying so:
+    not a word that only asks (`_ASKING_WORDS`), not a concept the text names by its other name
+    (`_SAME_CONCEPT`: tool / function, result / output). What "Your notes do not mention" lists."""
+    return [term for term in terms if _stem(term) not in _ASKING_STEMS and not mentions(found, term)
+            and not any(mentions(found, other) for other in _SAME_CONCEPT.get(term, ()))]  # fmt: skip
+
+
 def key_terms(text: str) -> list[str]:
-    """The question's key terms: its words minus stop words, chit-chat and numbers, one per stem.
+    """The question's key terms, in its own words: its words minus stop words, chit-chat and
+    numbers, one per stem; Chinese concepts in the glossary's form.
 
     "What is the difference between call_id and the MCP id?" → ["call_id", "mcp", "id"];
-    "幂等键为什么重要？" → ["idempotency", "key"] (Chinese through `ZH_TERMS`, in the order written).
+    "审批为什么重要？" → ["批准"]; "幂等键怎么解决重复写入？" → ["幂等键", "重复", "写入"].
     """
+    return _terms(text, bridge=False)
+
+
+def bridged_terms(text: str) -> list[str]:
+    """`key_terms` with each Chinese concept as the English words of the course's English notes:
+    "幂等键为什么重要？" → ["idempotency", "key"]. English questions give the same as `key_terms`."""
+    return _terms(text, bridge=True)
+
+
+def _terms(text: str, bridge: bool) -> list[str]:
     lowered = text.lower()
     words = [(m.start(), m.group()) for m in _WORD.finditer(lowered)]
-    words += [(m.start() + at, term) for m in _CJK_RUN.finditer(lowered) for at, term in _chinese_terms(m.group())]
+    words += [(m.start() + at, term) for m in _CJK_RUN.finditer(lowered)
+              for at, term in _chinese_terms(m.group(), bridge)]  # fmt: skip
     terms: dict[str, str] = {}
     for _, word in sorted(words, key=lambda pair: pair[0]):
         if word not in _STOP_WORDS and word not in _CHAT_WORDS and not word.isdigit() and len(word) > 1:
