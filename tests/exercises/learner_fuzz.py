@@ -84,32 +84,32 @@ VALUES: dict[str, Callable[[], Any]] = {
 def functions(arity: int) -> dict[str, Callable[..., Any]]:
     """Functions of `arity` arguments that go wrong, by name."""
 
-    def raises(*args: Any) -> Any:
+    def raises(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("my function broke")
 
-    def raises_unprintable(*args: Any) -> Any:
+    def raises_unprintable(*args: Any, **kwargs: Any) -> Any:
         raise Unprintable()
 
-    def returns_early(*args: Any) -> Any:
+    def returns_early(*args: Any, **kwargs: Any) -> Any:
         return None
 
-    def returns_ellipsis(*args: Any) -> Any:
+    def returns_ellipsis(*args: Any, **kwargs: Any) -> Any:
         return ...
 
-    def returns_generator(*args: Any) -> Any:
+    def returns_generator(*args: Any, **kwargs: Any) -> Any:
         return (arg for arg in args)
 
-    def returns_hostile(*args: Any) -> Any:
+    def returns_hostile(*args: Any, **kwargs: Any) -> Any:
         return Hostile()
 
-    def returns_huge(*args: Any) -> Any:
+    def returns_huge(*args: Any, **kwargs: Any) -> Any:
         return 10**5000
 
-    def returns_deep(*args: Any) -> Any:
+    def returns_deep(*args: Any, **kwargs: Any) -> Any:
         return _deep()
 
-    def too_few(*args: Any) -> Any:  # called with the check's arguments, it refuses them
-        if len(args) == arity:
+    def too_few(*args: Any, **kwargs: Any) -> Any:  # called with the check's arguments, it refuses them
+        if len(args) + len(kwargs) == arity:
             raise TypeError(f"too_few() takes {arity - 1} positional arguments but {arity} were given")
         return None
 
@@ -124,7 +124,7 @@ def async_functions(arity: int) -> dict[str, Callable[..., Any]]:
     """The coroutine twins of `functions(arity)`: an `async def` that goes wrong the same way."""
 
     def twin(sync: Callable[..., Any]) -> Callable[..., Any]:
-        async def go(*args: Any) -> Any:
+        async def go(*args: Any, **kwargs: Any) -> Any:
             return sync(*args)
 
         return go

@@ -25,21 +25,23 @@ objects and prints the first case it gets wrong, why, and a hint:
   and on broken variants (duplicate key, NaN, Infinity, trailing data, not an object, ...),
   compared with the course's `arguments.parse_arguments_text`.
 
-`check_diagnoses` (the recorded broken traces) lives in `course_lib.drills` and is re-exported here.
+- `check_diagnoses(answers)`: `{trace name: (row, first check)}` for the recorded broken traces of
+  `course_lib.drills`, the row and the check read in either edition's words (`D` or its symptom;
+  `call trace` or 调用轨迹), see `diagnoses`.
 
 One module per drill, each with its cases, its check and its reference solution: `pairing`,
-`action_id`, `idempotency`, `next_step`, `scheduler`, `parser`; `_common` holds what several share.
+`action_id`, `idempotency`, `next_step`, `scheduler`, `parser`, `responses_loop`, `diagnoses`;
+`_common` holds what several share.
 """
 
 from __future__ import annotations
 
-from course_lib.drills import SOLUTION as DIAGNOSIS_SOLUTION
-from course_lib.drills import check_diagnoses
 from course_lib.exercises import Solutions
 from course_lib.exercises.nb10.action_id import ACTION_CASES, _action_id_solution, check_action_id, play_approval
+from course_lib.exercises.nb10.diagnoses import _diagnoses_solution, check_diagnoses
 from course_lib.exercises.nb10.idempotency import _IdempotencyStoreSolution, check_idempotency_store
 from course_lib.exercises.nb10.next_step import (NEXT_STEPS, STEP_CASES, _next_step_solution, check_next_step,
-                                                 step_errors)
+                                                 step_cases, step_errors)
 from course_lib.exercises.nb10.pairing import _pair_solution, check_pair_call_ids
 from course_lib.exercises.nb10.parser import _parse_arguments_solution, check_parse_arguments
 from course_lib.exercises.nb10.responses_loop import _loop_solution, check_responses_loop
@@ -49,7 +51,7 @@ __all__ = ["check_action_id", "check_diagnoses", "check_idempotency_store", "che
            "check_pair_call_ids", "check_parse_arguments", "check_responses_loop", "check_run_turn", "SOLUTIONS",
            # used by notebook 10 and tests/exercises/test_nb10.py
            "ACTION_CASES", "NEXT_STEPS", "STEP_CASES", "play_approval", "run_scheduler", "schedule_cases",
-           "step_errors"]  # fmt: skip
+           "step_cases", "step_errors"]  # fmt: skip
 
 SOLUTIONS: Solutions = {
     "check_pair_call_ids": lambda: _pair_solution,
@@ -59,5 +61,5 @@ SOLUTIONS: Solutions = {
     "check_run_turn": lambda: _run_turn_solution,
     "check_parse_arguments": lambda: _parse_arguments_solution,
     "check_responses_loop": lambda: _loop_solution,
-    "check_diagnoses": lambda: dict(DIAGNOSIS_SOLUTION),
+    "check_diagnoses": _diagnoses_solution,
 }
