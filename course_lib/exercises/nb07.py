@@ -9,7 +9,7 @@
 - `check_plan(fn)`: the learner's `plan(calls, tools) -> [[call_id, ...], ...]` (waves: reads
   together, every write alone, the model's order kept around each write) is run on six turns
   made of real `Call` and `Tool` objects, then on every turn of up to five calls made of a read,
-  a search, a write and a tool the registry does not know (1 365 turns), and the first broken
+  a search, a write and a tool the registry does not know (1 364 turns), and the first broken
   rule is named.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`),

@@ -18,7 +18,7 @@ from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, shown
 from course_lib.exercises.nb10._common import _case, _function, _returned
 from course_lib.exercises.nb10.pairing import _offline_client
-from course_lib.lang import say
+from course_lib.lang import language, say
 
 MAX_STEPS = 3
 CASES = {
@@ -103,9 +103,14 @@ def _run(fn: Any, task: str, mode: str = "normal") -> tuple[Any, _Client]:
             client._client.close()
 
 
-@cache
 def _reference(task: str) -> tuple[str, int]:
-    """The answer the reference loop gets for `task`, and how many model requests it made."""
+    """The answer the reference loop gets for `task`, and how many model requests it made (once per
+    task and edition: the offline model may word an answer in the edition's language)."""
+    return _reference_in(task, language())
+
+
+@cache
+def _reference_in(task: str, edition: str) -> tuple[str, int]:
     answer, client = _run(_loop_solution, task)
     return answer, client.requests
 
