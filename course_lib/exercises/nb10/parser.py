@@ -93,7 +93,7 @@ _PARSE_HINTS = {
     "an object that was already parsed (not text)": ("arguments are JSON text; a dict here means someone passed the "
                                                      "MCP-style object — refuse it instead of guessing",
                                                      "参数是 JSON 文本；这里出现 dict，说明有人传入了 MCP 那一侧的对象"
-                                                     "——拒绝它，而不是去猜"),
+                                                     "：拒绝它，而不是去猜"),
     "single quotes": ("JSON strings use double quotes: a parser that accepts 'x' (ast.literal_eval, a quote "
                       "replace) reads text no JSON parser would",
                       "JSON 字符串用双引号：接受 'x' 的解析器（ast.literal_eval、替换引号）读的是任何 JSON 解析器都不会接受的文本"),
