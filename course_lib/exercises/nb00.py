@@ -21,6 +21,7 @@ import copy
 import difflib
 import itertools
 import json
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -145,9 +146,17 @@ def _why(name: str, truth: str, guess: str, first: Any, second: Any) -> str:
                "以及由它构建出来的东西）。")
 
 
+KINDS_BY_NAME = {kind: kind for kind in KINDS} | {zh: kind for kind, zh in KINDS_ZH.items()}
+"""A kind as a learner may write it: in English, or as the glossary says it (规则, 值, 结果)."""
+
+
 def _label(value: Any) -> Any:
-    """A learner's label as the check reads it: "Rule" and " rule " name the kind "rule" too."""
-    return value.strip().lower() if isinstance(value, str) else value
+    """A learner's label as the check reads it: "Rule", " rule " and "规则" all name the kind "rule"
+    (the glossary's Chinese term is as good an answer as the English one)."""
+    if not isinstance(value, str):
+        return value
+    plain = unicodedata.normalize("NFKC", value).strip().strip("\"'“”‘’。.").strip().lower()
+    return KINDS_BY_NAME.get(plain, plain)
 
 
 def check_kinds(answer: dict[str, str]) -> bool:

@@ -4,9 +4,10 @@
   real normalized errors (produced here by the execution layer: the files MCP server, a stale
   route, a slow tool, a flaky tool, a lying tool, an unapproved write...) and compared with the
   course's own verdict, `retry.retry_verdict`.
+  Every recorded failure is tried with every (is_write, has_key) pair: 36 cases.
 - `check_retry_policy(policy)`: the learner's `RetryPolicy` is run with `execute_with_retries`
-  against a tool that fails twice, with a fake sleep and many seeds, and must meet the stated
-  constraints every time.
+  against a tool that fails twice, with a fake sleep, once with every random draw at its lowest
+  and once at its highest: the constraints must hold at both ends, so they hold for every seed.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
 the error dicts they quote (codes, `retryable`, messages) stay as the execution layer wrote them.
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+import random
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
@@ -26,6 +29,7 @@ from anyio.from_thread import start_blocking_portal
 from pydantic import BaseModel, ConfigDict
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import passed_a_call, raised, shown, type_name
 from course_lib.execution import Execution, Executor, Session, Tool, ToolError
 from course_lib.lang import say
 from course_lib.retry import RetryPolicy, execute_with_retries, retry_verdict
@@ -48,7 +52,7 @@ class _HitsOut(BaseModel):
     hits: list[str]
 
 
-# ---- exercise 1: should_retry -----------------------------------------------------------------
+# ---- the real failures the cases of exercise 1 are made of ----------------------------------------
 
 
 async def _slow(args: Any, ctx: Any) -> Any:
@@ -117,7 +121,10 @@ def recorded_errors() -> dict[str, dict[str, Any]]:
     return {**_files_errors(), **_local_errors()}
 
 
-# (label in recorded_errors, what it was, is_write, has_key)
+# ---- the cases: every recorded failure, on every kind of tool ------------------------------------
+
+# (label in recorded_errors, what it was, is_write, has_key): the cases a learner meets first, in
+# the order that teaches; `failure_grid` adds every other (failure, kind of tool) pair after them.
 RETRY_CASES: list[tuple[str, str, bool, bool]] = [
     ("INVALID_INPUT", "a read whose head was the text \"5\"", False, False),
     ("FORBIDDEN", "a read of /etc/passwd", False, False),
@@ -152,6 +159,40 @@ _WHAT_ZH = {
     "a write with an idempotency key and bad arguments": "一次带幂等键、但参数有误的写入",
 }
 """The Chinese of each case's description (RETRY_CASES keeps the English)."""
+
+TOOL_KINDS: dict[tuple[bool, bool], tuple[str, str]] = {
+    (False, False): ("a read", "一次读取"),
+    (True, False): ("a write without an idempotency key", "一次没有幂等键的写入"),
+    (True, True): ("a write with an idempotency key", "一次带幂等键的写入"),
+    (False, True): ("a read sent under an idempotency key", "一次带着幂等键的读取"),
+}
+"""(is_write, has_key) → the kind of call, (English, 中文): every pair the signature allows."""
+
+FAILURES: dict[str, tuple[str, str]] = {
+    "INVALID_INPUT": ("whose arguments broke the rule (head was the text \"5\")", "参数违反了规则（head 写成了文本 \"5\"）"),
+    "FORBIDDEN": ("refused for lack of permission (/etc/passwd)", "因为没有权限被拒绝（/etc/passwd）"),
+    "NOT_FOUND": ("whose target does not exist (/workspace/missing.txt)", "目标不存在（/workspace/missing.txt）"),
+    "UPSTREAM_ERROR protocol": ("through a route to a tool the server does not have", "经由路由指向服务器没有的工具"),
+    "TIMEOUT": ("that did not answer in time", "没有按时答复"),
+    "UPSTREAM_ERROR transient": ("while the index restarts", "发生在索引重启期间"),
+    "UPSTREAM_ERROR bad output": ("whose tool returned the wrong shape", "工具返回了错误的形状"),
+    "APPROVAL_REQUIRED": ("that nobody approved yet", "还没有人批准"),
+    "CONFLICT": ("whose note changed meanwhile", "笔记在此期间已被改动"),
+}
+"""Each recorded failure (a label of `recorded_errors`), as a case describes it (English, 中文)."""
+
+
+def failure_grid(curated: list[tuple[str, str, bool, bool]], zh: dict[str, str]) -> list[tuple[str, str, str, bool, bool]]:
+    """Every recorded failure on every kind of tool (9 × 4 = 36 cases), `curated` first in its
+    order: (label, what it was, 中文, is_write, has_key). A verdict must hold for every input the
+    signature allows, not for the sample a learner happens to be shown."""
+    cases = [(label, what, zh[what], is_write, has_key) for label, what, is_write, has_key in curated]
+    seen = {(label, is_write, has_key) for label, _, is_write, has_key in curated}
+    for (is_write, has_key), (kind, kind_zh) in TOOL_KINDS.items():
+        for label, (what, what_zh) in FAILURES.items():
+            if (label, is_write, has_key) not in seen:
+                cases.append((label, f"{kind} {what}", f"{kind_zh}，{what_zh}", is_write, has_key))
+    return cases
 
 
 async def _stub(args: Any, ctx: Any) -> Any:
@@ -218,47 +259,57 @@ def _explain(error: dict[str, Any], is_write: bool, has_key: bool, expected: boo
                "这是一次没有幂等键的写入：第一次尝试可能已经写入了，所以重试可能会写两次")
 
 
+# ---- exercise 1: should_retry -------------------------------------------------------------------
+
+
 def check_should_retry(fn: Callable[[dict[str, Any], bool, bool], bool]) -> bool:
-    """Run `fn(error, is_write, has_key)` on each real case; report the first wrong verdict."""
+    """Run `fn(error, is_write, has_key)` on every recorded failure with every (is_write, has_key)
+    pair; report the first wrong verdict."""
     if not_answered(fn):
         return failed(say("Not answered yet: write should_retry(error, is_write, has_key) and pass the function itself.",
                           "还没有作答：写出 should_retry(error, is_write, has_key)，并传入函数本身。"))
-    if not callable(fn):
-        return failed(say("Pass the function itself (should_retry, without parentheses); you passed {fn!r}.",
-                          "请传入函数本身（should_retry，不带括号）；你传入的是 {fn!r}。", fn=fn))
+    if not callable(fn) or isinstance(fn, type):
+        return failed(passed_a_call("should_retry", fn))
     errors = recorded_errors()
-    for number, (label, what, is_write, has_key) in enumerate(RETRY_CASES, start=1):
+    cases = failure_grid(RETRY_CASES, _WHAT_ZH)
+    for number, (label, what, what_zh, is_write, has_key) in enumerate(cases, start=1):
         error = copy.deepcopy(errors[label])  # a fresh copy: the learner may change it freely
-        shown = say("case {number} ({what}: {error}; is_write={is_write}, has_key={has_key})",
-                    "例子 {number}（{what}：{error}；is_write={is_write}，has_key={has_key}）",
-                    number=number, what=say(what, _WHAT_ZH[what]), error=_describe(error), is_write=is_write,
-                    has_key=has_key)  # fmt: skip
+        case = say("case {number} ({what}: {error}; is_write={is_write}, has_key={has_key})",
+                   "例子 {number}（{what}：{error}；is_write={is_write}，has_key={has_key}）",
+                   number=number, what=say(what, what_zh), error=_describe(error), is_write=is_write,
+                   has_key=has_key)  # fmt: skip
         try:
             got = fn(copy.deepcopy(error), is_write, has_key)
         except Exception as exc:
-            return failed(say("{shown}: should_retry raised {kind}: {exc}. The error dict has the keys {keys}.",
-                              "{shown}：should_retry 抛出了 {kind}: {exc}。这个 error 字典的键是 {keys}。",
-                              shown=shown, kind=type(exc).__name__, exc=exc, keys=", ".join(error)))
+            hint = (say(" It is called as should_retry(error, is_write, has_key): three arguments.",
+                        "它的调用方式是 should_retry(error, is_write, has_key)：三个参数。")
+                    if isinstance(exc, TypeError) else "")  # fmt: skip
+            return failed(say("{case}: should_retry raised {exc}. The error dict has the keys {keys}.{hint}",
+                              "{case}：should_retry 抛出了 {exc}。这个 error 字典的键是 {keys}。{hint}",
+                              case=case, exc=raised(exc), keys=", ".join(error), hint=hint))
         if got is ... and number == 1:
             return failed(say("Not answered yet: should_retry still returns ... — replace it with your rule.",
                               "还没有作答：should_retry 仍然返回 ...，请把它换成你的规则。"))
         if got is None:
-            return failed(say("{shown}: should_retry returned None: one path through it has no return statement; "
+            return failed(say("{case}: should_retry returned None: one path through it has no return statement; "
                               "every path must return True or False.",
-                              "{shown}：should_retry 返回了 None：它有一条路径没有 return 语句；每条路径都必须返回 True 或 False。",
-                              shown=shown))
+                              "{case}：should_retry 返回了 None：它有一条路径没有 return 语句；每条路径都必须返回 True 或 False。",
+                              case=case))
         if type(got) is not bool:
-            return failed(say("{shown}: you returned {got!r}; return True or False.",
-                              "{shown}：你返回了 {got!r}；请返回 True 或 False。", shown=shown, got=got))
+            return failed(say("{case}: you returned {got} ({kind}); return True or False.",
+                              "{case}：你返回了 {got}（{kind}）；请返回 True 或 False。",
+                              case=case, got=shown(got), kind=type_name(got)))
         expected = expected_retry(error, is_write, has_key)
         if got != expected:
             verdict = say("retry", "重试") if got else say("not to retry", "不重试")
             why = _explain(error, is_write, has_key, expected)
             gap = " " if why[:1].isascii() else ""  # a space between Chinese and a code word, none before Chinese
-            return failed(say("{shown}: you said {verdict}, but {why}.", "{shown}：你的判断是{verdict}，但{gap}{why}。",
-                              shown=shown, verdict=verdict, why=why, gap=gap))
-    return passed(say("should_retry agrees with the course's verdict on all {n} real failures.",
-                      "在全部 {n} 个真实失败上，should_retry 都与课程的判定一致。", n=len(RETRY_CASES)))
+            return failed(say("{case}: you said {verdict}, but {why}.", "{case}：你的判断是{verdict}，但{gap}{why}。",
+                              case=case, verdict=verdict, why=why, gap=gap))
+    return passed(say("should_retry agrees with the course's verdict on all {n} cases: every real failure, on a read "
+                      "and on a write with and without an idempotency key.",
+                      "在全部 {n} 个例子上，should_retry 都与课程的判定一致：每一种真实失败，发生在读取上，"
+                      "也发生在带或不带幂等键的写入上。", n=len(cases)))
 
 
 def _should_retry_solution(error: dict[str, Any], is_write: bool, has_key: bool) -> bool:
@@ -273,12 +324,45 @@ MAX_ATTEMPTS = 3
 MIN_FIRST_WAIT = 0.1
 MAX_TOTAL_WAIT = 0.5
 MIN_JITTER = 0.1
-SEEDS = range(50)
 
 
-def run_policy(policy: RetryPolicy, failures: int = 2) -> tuple[bool, list[str], list[float], str]:
+class _Edge(random.Random):
+    """A random source pinned to one end of every draw: `random()` is always 0 (`top=False`) or 1.
+
+    `uniform(a, b)` is `a + (b - a) * random()`, so each wait the policy draws is the lowest or the
+    highest it can ever draw. A wait grows or shrinks with the draw, so the two runs at the ends
+    bound every run with any seed: the check tests the constraints for every seed, not for a sample.
+    """
+
+    def __init__(self, top: bool) -> None:
+        super().__init__(0)
+        self.top = top
+
+    def random(self) -> float:
+        return 1.0 if self.top else 0.0
+
+
+class _AtTheEdge:
+    """The learner's policy with every draw pinned to one end (`_Edge`); everything else is the
+    policy's own, so `execute_with_retries` applies its attempt cap and its budget as written."""
+
+    def __init__(self, policy: RetryPolicy, top: bool) -> None:
+        self._policy, self._rng = policy, _Edge(top)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._policy, name)
+
+    def delay(self, retry_number: int, rng: random.Random) -> float:
+        return self._policy.delay(retry_number, self._rng)
+
+
+def run_policy(policy: Any, failures: int = 2) -> tuple[bool, list[str], list[float], str]:
     """Run `policy` against a tool that fails `failures` times with a transient UPSTREAM_ERROR,
-    with a fake sleep: (succeeded, attempt outcomes, waits, why it stopped)."""
+    with a fake sleep: (succeeded, attempt outcomes, waits, why it stopped).
+
+    Raises:
+        Exception: whatever the policy's own methods raise.
+    """
     calls: list[str] = []
 
     async def flaky(args: Any, ctx: Any) -> Any:
@@ -288,88 +372,139 @@ def run_policy(policy: RetryPolicy, failures: int = 2) -> tuple[bool, list[str],
         return {"hits": [args.query]}
 
     executor = Executor([Tool("search_notes", "Search notes", _QueryArgs, flaky)])
-    waits: list[float] = []
 
     async def fake_sleep(seconds: float) -> None:
-        waits.append(seconds)
+        pass
 
     async def go() -> Any:
         return await execute_with_retries(executor, "call_1", "search_notes", '{"query": "retries"}', ALICE,
                                           policy=policy, sleep=fake_sleep)  # fmt: skip
 
     outcome = _run(go)
+    waits = [attempt.waited for attempt in outcome.attempts[1:]]  # a wait of 0 sleeps not at all, yet it counts
     return outcome.execution.ok, [a.outcome for a in outcome.attempts], waits, outcome.stopped_because
 
 
+_NUMBERS = ("base_delay", "factor", "max_delay", "jitter", "budget")
+
+
+def _field_problem(policy: RetryPolicy) -> str | None:
+    """Why a field of `policy` cannot be a number of waiting (a str, NaN, a bool...), or None."""
+    attempts = policy.max_attempts
+    if type(attempts) is not int:
+        return say("max_attempts={got} ({kind}): it counts attempts, so give a whole number, e.g. max_attempts=3.",
+                   "max_attempts={got}（{kind}）：它数的是尝试次数，所以要给整数，例如 max_attempts=3。",
+                   got=shown(attempts), kind=type_name(attempts))
+    for name in _NUMBERS:
+        value = getattr(policy, name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return say("{name}={got} ({kind}): give a number of seconds (or a plain number for factor and jitter).",
+                       "{name}={got}（{kind}）：请给一个秒数（factor 和 jitter 给普通的数字）。",
+                       name=name, got=shown(value), kind=type_name(value))
+        if not math.isfinite(value):
+            return say("{name}={got}: a wait must be a finite number; NaN and infinity compare false with every limit, "
+                       "so no constraint could hold.",
+                       "{name}={got}：等待必须是有限的数字；NaN 和无穷大与任何上限比较都不成立，任何约束都无从谈起。",
+                       name=name, got=shown(value))
+    try:
+        random.Random(policy.seed)
+    except Exception as error:  # a list, a dict...: what the retry loop's random source refuses
+        return say("seed={got}: random.Random refuses it ({error}); leave seed=None (fresh randomness) or give an int.",
+                   "seed={got}：random.Random 不接受它（{error}）；保留 seed=None（每次新的随机数），或者给一个整数。",
+                   got=shown(policy.seed), error=raised(error))
+    return None
+
+
+def _waits(waits: list[float]) -> str:
+    return ", ".join(f"{w:g}s" for w in waits) or say("none", "无")
+
+
 def check_retry_policy(policy: RetryPolicy) -> bool:
-    """Check the constraints by running the policy (with 50 seeds) against a tool that fails twice."""
+    """Check the constraints for every seed: run the policy with every random draw at its lowest,
+    then at its highest, against a tool that fails twice."""
     if not_answered(policy):
         return failed(say("Not answered yet: set policy = RetryPolicy(...) with your numbers.",
                           "还没有作答：用你选的数字设置 policy = RetryPolicy(...)。"))
-    if policy is RetryPolicy:
+    if isinstance(policy, type) and issubclass(policy, RetryPolicy):
         return failed(say("You passed the class RetryPolicy itself: create one with your numbers, "
                           "RetryPolicy(max_attempts=..., base_delay=..., ...).",
                           "你传入的是 RetryPolicy 这个类本身：请用你的数字创建一个实例，"
                           "RetryPolicy(max_attempts=..., base_delay=..., ...)。"))
     if not isinstance(policy, RetryPolicy):
-        return failed(say("Pass a RetryPolicy(...) (from course_lib.retry); you passed {kind}.",
-                          "请传入一个 RetryPolicy(...)（来自 course_lib.retry）；你传入的是 {kind}。",
-                          kind=type(policy).__name__))
+        if type(policy).__module__.split(".")[0] == "tenacity":
+            return failed(say("{kind} is tenacity's: it carries the mechanics, but this exercise asks for course_lib's "
+                              "RetryPolicy(max_attempts=..., base_delay=..., factor=..., jitter=..., budget=...).",
+                              "{kind} 来自 tenacity：它负责重试的机制，但这个练习要的是 course_lib 的 "
+                              "RetryPolicy(max_attempts=..., base_delay=..., factor=..., jitter=..., budget=...)。",
+                              kind=type_name(policy)))
+        return failed(say("Pass a RetryPolicy(...) (from course_lib.retry); you passed {kind} {value}.",
+                          "请传入一个 RetryPolicy(...)（来自 course_lib.retry）；你传入的是 {kind} {value}。",
+                          kind=type_name(policy), value=shown(policy)))
+    if problem := _field_problem(policy):
+        return failed(problem)
     if policy.max_attempts > MAX_ATTEMPTS:
         return failed(say("max_attempts={got}: the constraint is at most {cap} attempts "
                           "(every attempt costs the user time and the service load).",
                           "max_attempts={got}：约束是最多尝试 {cap} 次（每次尝试都耗费用户的时间，也给服务增加负载）。",
+                          got=policy.max_attempts, cap=MAX_ATTEMPTS))
+    if policy.max_attempts < MAX_ATTEMPTS:
+        return failed(say("max_attempts={got}: the tool fails twice and works on the third attempt, so the policy must "
+                          "allow {cap} attempts (the first one counts).",
+                          "max_attempts={got}：这个工具失败两次，第三次尝试才成功，所以策略必须允许 {cap} 次尝试（第一次也算在内）。",
                           got=policy.max_attempts, cap=MAX_ATTEMPTS))
     if policy.jitter < MIN_JITTER:
         return failed(say("jitter={jitter:g}: keep at least {low:g}, so clients that failed together "
                           "do not all retry at the same instant.",
                           "jitter={jitter:g}：至少保留 {low:g}，这样同时失败的客户端不会在同一瞬间一起重试。",
                           jitter=policy.jitter, low=MIN_JITTER))
-    if policy.jitter >= 1:
-        return failed(say("jitter={jitter:g} is a fraction of the delay: at 1 or more a wait can shrink to "
-                          "nothing (or below), so the service gets no pause at all; keep it well below 1.",
-                          "jitter={jitter:g} 是延迟的一个比例：达到 1 或更大时，一次等待可能缩短到零（甚至更低），"
-                          "服务就完全得不到喘息；让它远小于 1。", jitter=policy.jitter))
-    if policy.max_delay < policy.base_delay:
-        return failed(say("max_delay={cap:g} is below base_delay={base:g}: every delay is "
-                          "capped at max_delay, so base_delay never applies; raise max_delay or lower base_delay.",
-                          "max_delay={cap:g} 小于 base_delay={base:g}：每次延迟都以 max_delay 为上限，"
-                          "所以 base_delay 永远不起作用；调高 max_delay，或调低 base_delay。",
-                          cap=policy.max_delay, base=policy.base_delay))
-    for seed in SEEDS:
-        ok, outcomes, waits, why = run_policy(replace(policy, seed=seed))
-        shown = ", ".join(f"{w:g}s" for w in waits) or say("none", "无")
+    runs = {}
+    for top in (False, True):
+        try:
+            runs[top] = run_policy(_AtTheEdge(policy, top))
+        except Exception as error:  # a subclass's own delay(), or numbers the retry loop cannot use
+            return failed(say("running your policy raised {error}; keep to RetryPolicy's numbers.",
+                              "运行你的策略时抛出了 {error}；请只用 RetryPolicy 的那些数字。", error=raised(error)))
+    for ok, outcomes, waits, why in runs.values():
+        if not all(isinstance(wait, int | float) and math.isfinite(wait) for wait in waits):
+            return failed(say("your policy drew the waits {waits}: every wait must be a finite number of seconds.",
+                              "你的策略抽到的等待是 {waits}：每次等待都必须是有限的秒数。", waits=shown(waits)))
+    for top, (ok, outcomes, waits, why) in runs.items():
         if not ok:
-            return failed(say("with seed {seed} the tool that fails twice never succeeded: attempts {outcomes}, "
-                              "waits {shown}; it stopped because {why}. Three attempts must fit in your limits.",
-                              "种子为 {seed} 时，那个失败两次的工具始终没有成功：各次尝试 {outcomes}，等待 {shown}；"
-                              "停止原因：{why}。你的限制里必须容得下三次尝试。",
-                              seed=seed, outcomes=outcomes, shown=shown, why=why))
-        if waits and waits[0] < MIN_FIRST_WAIT:
-            lowest = policy.base_delay * (1 - policy.jitter)
-            return failed(say("with seed {seed} the first wait was {first:g}s; it must be at least "
-                              "{low:g}s. Jitter can shrink base_delay by the jitter fraction: "
-                              "{base:g}·(1 − {jitter:g}) = {lowest:.3g}s (the seed only picks where "
-                              "in that range a wait falls; the check tries 50).",
-                              "种子为 {seed} 时，第一次等待是 {first:g}s；它必须至少是 {low:g}s。"
-                              "抖动可以把 base_delay 按 jitter 的比例缩短：{base:g}·(1 − {jitter:g}) = {lowest:.3g}s"
-                              "（种子只决定一次等待落在这个范围的哪里；检查会试 50 个种子）。",
-                              seed=seed, first=waits[0], low=MIN_FIRST_WAIT, base=policy.base_delay,
-                              jitter=policy.jitter, lowest=lowest))
-        if sum(waits) > MAX_TOTAL_WAIT + 1e-9:
-            return failed(say("with seed {seed} the waits {shown} add up to {total:.3f}s; the limit is "
-                              "{limit:g}s (jitter can stretch each delay by the jitter fraction).",
-                              "种子为 {seed} 时，等待 {shown} 合计 {total:.3f}s；上限是 {limit:g}s"
-                              "（抖动可以把每次延迟按 jitter 的比例拉长）。",
-                              seed=seed, shown=shown, total=sum(waits), limit=MAX_TOTAL_WAIT))
-    return passed(say("over {n} seeds: success by attempt {cap}, first wait ≥ {low:g}s, "
-                      "total wait ≤ {limit:g}s, jitter {jitter:g}.",
-                      "在 {n} 个种子上：最迟第 {cap} 次尝试成功，第一次等待 ≥ {low:g}s，总等待 ≤ {limit:g}s，jitter 为 {jitter:g}。",
-                      n=len(SEEDS), cap=MAX_ATTEMPTS, low=MIN_FIRST_WAIT, limit=MAX_TOTAL_WAIT, jitter=policy.jitter))
+            end = say("the longest", "最长") if top else say("the shortest", "最短")
+            return failed(say("with {end} waits your policy can draw ({shown}), the tool that fails twice never "
+                              "succeeded: attempts {outcomes}; it stopped because {why}. Three attempts must fit in "
+                              "your limits whatever the random draw.",
+                              "按你的策略能抽到的{end}等待（{shown}），那个失败两次的工具始终没有成功：各次尝试 {outcomes}；"
+                              "停止原因：{why}。不管随机抽到什么，你的限制里都必须容得下三次尝试。",
+                              end=end, shown=_waits(waits), outcomes=", ".join(outcomes), why=why))
+    firsts = [waits[0] for _, _, waits, _ in runs.values()]
+    longest = max((waits for _, _, waits, _ in runs.values()), key=sum)
+    if min(firsts) < MIN_FIRST_WAIT:
+        return failed(say("the shortest wait your policy can draw before the first retry is {low:g}s; it must be at "
+                          "least {limit:g}s whatever the draw (a seed only picks where in the range a wait falls). "
+                          "Jitter draws part of each wait at random, so it can shrink the first one to "
+                          "{low:g}s: raise base_delay or lower jitter.",
+                          "按你的策略，第一次重试前能抽到的最短等待是 {low:g}s；不管抽到什么，它都必须至少是 {limit:g}s"
+                          "（种子只决定一次等待落在范围里的哪里）。抖动会随机抽取每次等待的一部分，所以它能把第一次等待"
+                          "缩短到 {low:g}s：调高 base_delay，或调低 jitter。",
+                          low=min(firsts), limit=MIN_FIRST_WAIT))
+    if sum(longest) > MAX_TOTAL_WAIT + 1e-9:
+        return failed(say("the longest waits your policy can draw, {shown}, add up to {total:.3g}s; the limit is "
+                          "{limit:g}s whatever the draw. Lower base_delay or factor (or max_delay).",
+                          "按你的策略能抽到的最长等待 {shown} 合计 {total:.3g}s；不管抽到什么，上限都是 {limit:g}s。"
+                          "调低 base_delay 或 factor（或 max_delay）。",
+                          shown=_waits(longest), total=sum(longest), limit=MAX_TOTAL_WAIT))
+    return passed(say("whatever the random draw: success by attempt {cap}, first wait at least {low:g}s (≥ {limit:g}s), "
+                      "total wait at most {total:.3g}s (≤ {budget:g}s), jitter {jitter:g}.",
+                      "不管随机抽到什么：最迟第 {cap} 次尝试成功，第一次等待至少 {low:g}s（≥ {limit:g}s），"
+                      "总等待至多 {total:.3g}s（≤ {budget:g}s），jitter 为 {jitter:g}。",
+                      cap=MAX_ATTEMPTS, low=min(firsts), limit=MIN_FIRST_WAIT, total=sum(longest),
+                      budget=MAX_TOTAL_WAIT, jitter=policy.jitter))
 
 
 SOLUTIONS: Solutions = {
     "check_should_retry": lambda: _should_retry_solution,
-    # first wait ≥ 0.125·0.8 = 0.1; total ≤ (0.125 + 0.1875)·1.2 = 0.375
+    # every wait lies between 0.8 and 1 of its delay (or 1.2 with ±jitter): first wait ≥ 0.125·0.8 = 0.1,
+    # total ≤ (0.125 + 0.1875)·1.2 = 0.375
     "check_retry_policy": lambda: RetryPolicy(max_attempts=3, base_delay=0.125, factor=1.5, jitter=0.2, budget=0.5),
 }

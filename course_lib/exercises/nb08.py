@@ -11,11 +11,14 @@ fresh `Explorer` (model, parsing, MCP call, feedback) and compares with what rea
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterator, Mapping, Set
 from typing import Any
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import raised, shown, type_name
 from course_lib.exercises.offline import offline_course
-from course_lib.explorer import GROUPS, PANELS, Explorer, Snapshot
+from course_lib.explorer import GROUP_NAMES_ZH, GROUPS, PANELS, Explorer, Snapshot
 from course_lib.lang import say
 
 SCENARIOS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
@@ -65,21 +68,66 @@ def _quoted(text: str, limit: int = 50) -> str:
     return repr(one if len(one) <= limit else one[: limit - 1] + "…")
 
 
+def _names(answer: Any) -> tuple[list[str] | None, str | None]:
+    """The panel names a learner's answer gives (trimmed, lower case), or why it gives none: not a
+    set (a str, a dict, a generator...), a name that is no panel, a group's name for a panel's."""
+    if isinstance(answer, str | bytes):
+        return None, say("Give a set of panel names such as {{'arguments'}}, not {kind} {answer}: put the names in "
+                         "braces, e.g. answer = {{'arguments', 'parsed'}}.",
+                         "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind} {answer}：把名字放进花括号里，"
+                         "例如 answer = {{'arguments', 'parsed'}}。", kind=type_name(answer), answer=shown(answer))
+    if isinstance(answer, Mapping):
+        return None, say("Give a set of panel names such as {{'arguments'}}, not a {kind}: the names only, without "
+                         "values.", "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind}：只要名字，不要值。",
+                         kind=type_name(answer))
+    if isinstance(answer, Iterator):
+        return None, say("Give a set of panel names such as {{'arguments'}}, not {kind}: it can be read only once; "
+                         "write a set, e.g. {{name for name in PANELS if ...}}.",
+                         "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind}：它只能读一次；请写成集合，"
+                         "例如 {{name for name in PANELS if ...}}。", kind=type_name(answer))
+    if not isinstance(answer, Set | list | tuple):
+        return None, say("Give a set of panel names such as {{'arguments'}}, not {kind} {answer}.",
+                         "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind} {answer}。",
+                         kind=type_name(answer), answer=shown(answer))
+    try:
+        given = list(answer)
+    except Exception as error:  # a set-like object whose iteration raises
+        return None, say("Reading your answer raised {error}; give a plain set of panel names.",
+                         "读取你的答案时抛出了 {error}；请给出一个普通的面板名集合。", error=raised(error))
+    names = []
+    for item in given:
+        name = item.strip().lower() if isinstance(item, str) else item
+        if isinstance(name, str) and name in PANELS:
+            names.append(name)
+            continue
+        group = GROUP_OF_NAME.get(name) if isinstance(name, str) else None
+        if group is not None:
+            return None, say("{name} is a kind of object, not a panel: its panels are {panels}. Name the panels that "
+                             "change, one by one.",
+                             "{name} 是对象的种类，不是面板：这一类的面板是 {panels}。请逐个写出会变化的面板。",
+                             name=shown(item), panels=", ".join(GROUPS[group]))
+        close = difflib.get_close_matches(name, PANELS, n=1) if isinstance(name, str) else []
+        near = say(" (did you mean {name!r}?)", "（你是不是想写 {name!r}？）", name=close[0]) if close else ""
+        return None, say("{name} is not a panel name{near}; the panels are: {panels}.",
+                         "{name} 不是面板名{near}；面板有：{panels}。", name=shown(item), near=near, panels=", ".join(PANELS))
+    return names, None
+
+
+GROUP_OF_NAME = {**{group: group for group in GROUPS}, **{zh: group for group, zh in GROUP_NAMES_ZH.items()}}
+"""A kind of object as a learner may write it, in English or as the glossary says it (规则, 值, 结果)."""
+
+
 def _judge(answer: Any, scenario: str) -> bool:
     """Compare the learner's set of panel names with the panels that really changed."""
     if not_answered(answer):
-        return failed(say('Not answered yet: give the set of panel names that change, e.g. {"arguments", "parsed"}.',
-                          '还没有作答：给出会变化的面板名集合，例如 {"arguments", "parsed"}。'))
-    if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple)):
-        return failed(say("Give a set of panel names such as {{'arguments'}}, not {kind} {answer!r}.",
-                          "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind} {answer!r}。",
-                          kind=type(answer).__name__, answer=answer))
-    unknown = [name for name in answer if name not in PANELS]
-    if unknown:
-        return failed(say("{name!r} is not a panel name; the panels are: {panels}.",
-                          "{name!r} 不是面板名；面板有：{panels}。", name=unknown[0], panels=", ".join(PANELS)))
+        return failed(say('Not answered yet: set answer = the set of panel names that change, e.g. '
+                          '{"arguments", "parsed"}, and run the cell again.',
+                          '还没有作答：令 answer = 会变化的面板名集合，例如 {"arguments", "parsed"}，再运行这个单元格。'))
+    names, problem = _names(answer)
+    if problem:
+        return failed(problem)
+    chosen = set(names or [])
     snap = real_change(*SCENARIOS[scenario])
-    chosen = set(answer)
     for name in PANELS:  # pipeline order: the first mistake along the chain is reported
         panel = snap.panels[name]
         group = next(g for g, names in GROUPS.items() if name in names)

@@ -123,7 +123,7 @@ def test_parsed_outputs_are_named(capsys):
         return {call_id: json.loads(text) for call_id, text in paired.items()}
 
     out = run(nb07.check_pair_outputs, parsed, capsys)
-    assert "is a dict, not the output text" in out and "do not json.loads it" in out
+    assert "is of type dict, not the output text" in out and "do not json.loads it" in out
 
 
 def test_a_key_error_for_a_missing_output_is_told_to_be_a_value_error(capsys):
@@ -139,7 +139,7 @@ def test_a_key_error_for_a_missing_output_is_told_to_be_a_value_error(capsys):
         return {call_id: texts[call_id] for call_id in first}  # KeyError for the unanswered call
 
     out = run(nb07.check_pair_outputs, indexes, capsys)
-    assert "case 'a call left without an output'" in out and "raised KeyError" in out
+    assert "case 'the read of notes.txt left without an output'" in out and "raised KeyError" in out
     assert "where a ValueError is wanted" in out
 
 
@@ -197,11 +197,16 @@ def test_empty_waves_and_call_objects_are_named(capsys):
 def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_LANG", "en")
     assert run(nb07.check_pair_outputs, ..., capsys) == (
-        "✗ Not answered yet: define pair_outputs(calls, outputs) and pass the function itself.\n")
-    assert run(nb07.check_plan, ..., capsys) == "✗ Not answered yet: define plan(calls, tools) and pass the function itself.\n"
+        "✗ Not answered yet: define pair_outputs(calls, outputs), then set answer = pair_outputs (the function itself, "
+        "without parentheses) and run the cell again.\n")
+    assert run(nb07.check_plan, ..., capsys) == (
+        "✗ Not answered yet: define plan(calls, tools), then set answer = plan (the function itself, without "
+        "parentheses) and run the cell again.\n")
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
-    assert run(nb07.check_pair_outputs, ..., capsys) == "✗ 还没有作答：定义 pair_outputs(calls, outputs)，并传入函数本身。\n"
-    assert run(nb07.check_plan, ..., capsys) == "✗ 还没有作答：定义 plan(calls, tools)，并传入函数本身。\n"
+    assert run(nb07.check_pair_outputs, ..., capsys) == (
+        "✗ 还没有作答：定义 pair_outputs(calls, outputs)，然后写 answer = pair_outputs（函数本身，不带括号），再运行这个单元格。\n")
+    assert run(nb07.check_plan, ..., capsys) == (
+        "✗ 还没有作答：定义 plan(calls, tools)，然后写 answer = plan（函数本身，不带括号），再运行这个单元格。\n")
 
 
 def test_pair_outputs_mistakes_are_explained_in_chinese(monkeypatch, capsys):
@@ -210,19 +215,19 @@ def test_pair_outputs_mistakes_are_explained_in_chinese(monkeypatch, capsys):
         call.call_id: item["output"] for call, item in zip(calls, outputs)}, capsys)  # fmt: skip
     assert "（读取 /workspace/notes.txt，head 2）拿到了 call_" in out and "请按 call_id 配对，不要按位置。" in out
     out = run(nb07.check_pair_outputs, by_call_id_without_checks, capsys)
-    assert out.startswith("✗ 例子 'a call_id reused with different arguments'：call_") and "请抛出 ValueError" in out
+    assert out.startswith("✗ 例子“一个 call_id 被重用，参数不同”：call_") and "请抛出 ValueError" in out
     out = run(nb07.check_pair_outputs, lambda calls, outputs: {
         k: json.loads(v) for k, v in nb07.SOLUTIONS["check_pair_outputs"]()(calls, outputs).items()}, capsys)  # fmt: skip
-    assert "的值是 dict，不是输出文本" in out and "不要对它 json.loads" in out
+    assert "的值的类型是 dict，不是输出文本" in out and "不要对它 json.loads" in out
     assert "请传入函数本身（pair_outputs，不带括号）" in run(nb07.check_pair_outputs, {"call_1": "text"}, capsys)
     assert nb07.check_pair_outputs(nb07.SOLUTIONS["check_pair_outputs"]()) is True
-    assert capsys.readouterr().out.startswith("✓ 全部 6 个批次都对了")
+    assert capsys.readouterr().out.startswith("✓ 全部 13 个批次都对了")
 
 
 def test_plan_mistakes_are_explained_in_chinese(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     out = run(nb07.check_plan, lambda calls, tools: [[c.call_id for c in calls]] if calls else [], capsys)
-    assert out == ("✗ 例子 'read, save, read'：第 1 波把 call_w1 和 call_r1, call_r2 一起运行，"
+    assert out == ("✗ 例子“读取、保存、读取”：第 1 波把 call_w1 和 call_r1, call_r2 一起运行，"
                    "但 call_w1（save_note）有副作用：它要单独运行。\n")
     out = run(nb07.check_plan, lambda calls, tools: [[c.call_id] for c in calls], capsys)
     assert "第 1 波和第 2 波只有读取，中间没有写入：把它们合并。" in out
@@ -231,4 +236,4 @@ def test_plan_mistakes_are_explained_in_chinese(monkeypatch, capsys):
     out = run(nb07.check_plan, lambda calls, tools: [[c.call_id for c in calls if not tools[c.name].side_effect]], capsys)
     assert "你的计划里缺少 call_w1（save_note）" in out
     assert nb07.check_plan(nb07.SOLUTIONS["check_plan"]()) is True
-    assert capsys.readouterr().out.startswith("✓ 全部 6 轮都规划对了")
+    assert capsys.readouterr().out.startswith("✓ 全部 1370 轮都规划对了")

@@ -11,7 +11,9 @@ def _says(check, answer, capsys) -> str:
 def test_answers_that_are_not_sets_of_panel_names(capsys):
     assert "not str 'arguments'" in _says(nb08.check_tail_parse_only, "arguments", capsys)
     out = _says(nb08.check_other_server, {"result"}, capsys)
-    assert "'result' is not a panel name; the panels are: input_schema, parameters, arguments" in out
+    assert "'result' is a kind of object, not a panel: its panels are mcp_result, function_call_output, answer" in out
+    out = _says(nb08.check_other_server, {"tools/list"}, capsys)
+    assert "'tools/list' is not a panel name; the panels are: input_schema, parameters, arguments" in out
 
 
 def test_tail_parse_only_missing_a_value(capsys):
@@ -81,19 +83,22 @@ def test_each_wrong_answer_names_the_mistake_behind_it(capsys):
 def test_the_not_answered_message_follows_the_edition(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_LANG", "en")
     out = _says(nb08.check_tail_parse_only, ..., capsys)
-    assert out == '✗ Not answered yet: give the set of panel names that change, e.g. {"arguments", "parsed"}.\n'
+    assert out == ('✗ Not answered yet: set answer = the set of panel names that change, e.g. {"arguments", "parsed"}, '
+                   'and run the cell again.\n')
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     out = _says(nb08.check_tail_parse_only, ..., capsys)
-    assert out == '✗ 还没有作答：给出会变化的面板名集合，例如 {"arguments", "parsed"}。\n'
+    assert out == '✗ 还没有作答：令 answer = 会变化的面板名集合，例如 {"arguments", "parsed"}，再运行这个单元格。\n'
 
 
 def test_wrong_shapes_are_explained_in_chinese(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert _says(nb08.check_tail_parse_only, "arguments", capsys) == (
-        "✗ 请给出面板名的集合，例如 {'arguments'}，而不是 str 'arguments'。\n"
+        "✗ 请给出面板名的集合，例如 {'arguments'}，而不是 str 'arguments'：把名字放进花括号里，例如 answer = {'arguments', 'parsed'}。\n"
     )
-    out = _says(nb08.check_other_server, {"result"}, capsys)
-    assert out.startswith("✗ 'result' 不是面板名；面板有：input_schema, parameters, arguments")
+    out = _says(nb08.check_other_server, {"结果"}, capsys)
+    assert out.startswith("✗ '结果' 是对象的种类，不是面板：这一类的面板是 mcp_result, function_call_output, answer")
+    out = _says(nb08.check_other_server, {"请求"}, capsys)
+    assert out.startswith("✗ '请求' 不是面板名；面板有：input_schema, parameters, arguments")
 
 
 def test_wrong_panel_sets_are_explained_in_chinese(monkeypatch, capsys):

@@ -103,6 +103,14 @@ def test_a_random_id_is_not_stable(capsys):
 
 def test_an_id_from_some_arguments_only_is_caught(capsys):
     out = run(nb10.check_action_id, lambda t, a, u: f"{t}|{a['topic']}|{u}", capsys)
+    assert "another note inside evidence" in out and "the values inside evidence" in out
+    out = run(nb10.check_action_id, lambda t, a, u: f"{t}|{a['topic']}|{json.dumps(a['evidence'], sort_keys=True)}|{u}",
+              capsys)  # fmt: skip
+    assert "case 'another priority'" in out and "hash every argument (priority too)" in out
+    def flat(value):  # every value as str(): sorted at every level, the JSON types lost
+        return sorted((k, flat(v)) for k, v in value.items()) if isinstance(value, dict) else str(value)
+
+    out = run(nb10.check_action_id, lambda t, a, u: f"{t}|{flat(a)}|{u}", capsys)
     assert "line 12 (a number)" in out and "JSON types" in out
 
 
@@ -182,7 +190,7 @@ def test_a_store_that_ignores_the_arguments_misses_the_conflict(capsys):
 
 def test_no_store_at_all_writes_twice_after_a_timeout(capsys):
     out = run(nb10.check_idempotency_store, NoStore, capsys)
-    assert "a retry after a timeout" in out and "2 records for one request" in out and "'TIMEOUT', 'ok'" in out
+    assert "a retry after a timeout" in out and "2 records for one request" in out and "(attempts TIMEOUT, ok)" in out
 
 
 def test_comparing_arguments_as_raw_text_breaks_on_key_order(capsys):
@@ -241,7 +249,8 @@ def test_retryable_alone_is_not_a_next_step(capsys):
 
 
 def test_an_unknown_step_is_named(capsys):
-    assert "is not a next step" in run(nb10.check_next_step, lambda e, w, k: True, capsys)
+    assert "next_step returned bool True. Return one of NEXT_STEPS" in run(nb10.check_next_step, lambda e, w, k: True, capsys)
+    assert "'stop!' is not a next step" in run(nb10.check_next_step, lambda e, w, k: "stop!", capsys)
 
 
 def test_the_reference_agrees_with_the_course_retry_verdict():
@@ -339,7 +348,7 @@ def test_refusing_duplicates_but_not_nan_is_caught(capsys):
         return value
 
     out = run(nb10.check_parse_arguments, no_duplicates, capsys)
-    assert "NaN as a number" in out and "parse_constant" in out
+    assert "NaN inside a list" in out and "parse_constant" in out
 
 
 def test_forgetting_the_object_check_is_caught(capsys):
@@ -463,7 +472,7 @@ def test_a_loop_that_returns_the_response_is_told_to_return_text(capsys):
     assert nb10.check_responses_loop(returns_response) is False
     assert "return the final answer text (response.output_text)" in capsys.readouterr().out
     assert nb10.check_responses_loop(...) is False
-    assert capsys.readouterr().out.startswith("✗ Not answered yet: write run_loop(")
+    assert capsys.readouterr().out.startswith("✗ Not answered yet: define run_loop(")
 
 
 def test_a_wrong_move_is_told_what_that_move_is_for(capsys):
@@ -550,9 +559,12 @@ def chinese(out):
 
 
 def test_every_case_label_of_every_drill_has_chinese():
-    labels = [*pairing_cases(), *(label for label, _, _ in ACTION_CASES), *IDEMPOTENCY_LABELS,
-              *(what for _, what, _, _ in STEP_CASES), *schedule_cases(), *(label for label, _ in parse_cases()),
-              *LOOP_CASES]  # fmt: skip
+    everything = [*pairing_cases(), *(label for label, _, _ in ACTION_CASES), *IDEMPOTENCY_LABELS,
+                  *(what for _, what, _, _ in STEP_CASES), *schedule_cases(), *(label for label, _ in parse_cases()),
+                  *LOOP_CASES]  # fmt: skip
+    generated = [label for label in everything if isinstance(label, tuple)]  # (English, 中文): they carry their own
+    assert generated and all(re.search("[\u4e00-\u9fff]", zh) or zh.startswith("[") for _, zh in generated)
+    labels = [label for label in everything if not isinstance(label, tuple)]
     assert [label for label in labels if label not in _common.CASE_LABELS_ZH] == []
     assert set(_common.CASE_LABELS_ZH) == set(labels)  # no label translated that no drill has
     assert all(re.search("[\u4e00-\u9fff]", zh) for zh in _common.CASE_LABELS_ZH.values())
@@ -583,7 +595,7 @@ def test_chinese_pairing_messages_for_real_wrong_answers(zh, capsys):
 
     assert "消息有 'role'，没有 'type'：用 item.get('type')。" in chinese(run(nb10.check_pair_call_ids, assumes_type, capsys))
     assert "请传入函数本身（pair_call_ids，不带括号）" in chinese(run(nb10.check_pair_call_ids, {"call_1": "text"}, capsys))
-    assert chinese(run(nb10.check_pair_call_ids, ..., capsys)).startswith("✗ 还没有作答：写出 pair_call_ids(items)")
+    assert chinese(run(nb10.check_pair_call_ids, ..., capsys)).startswith("✗ 还没有作答：定义 pair_call_ids(items)，然后写 answer")
 
 
 def test_chinese_action_id_messages_for_real_wrong_answers(zh, capsys):
@@ -616,7 +628,7 @@ def test_chinese_next_step_messages_for_real_wrong_answers(zh, capsys):
     assert "你选的是 'retry'（它适用于：可以恢复（retryable 为 true）且重复执行安全的失败）；下一步应该是 'fix_arguments'" in out
     out = chinese(run(nb10.check_next_step, lambda e, w, k: BY_CODE[e["code"]], capsys))
     assert "路由指向服务器上并不存在的工具" in out and "能不能恢复，要看 retryable 标志" in out
-    assert "'True' 不是" not in out and "不是一种下一步" in chinese(run(nb10.check_next_step, lambda e, w, k: True, capsys))
+    assert "next_step 返回了 bool True。请返回 NEXT_STEPS 中的一个" in chinese(run(nb10.check_next_step, lambda e, w, k: True, capsys))
 
 
 def test_chinese_scheduler_messages_for_real_wrong_answers(zh, capsys):
@@ -648,11 +660,11 @@ def test_chinese_loop_messages_for_real_wrong_answers(zh, capsys):
     out = chinese(run(nb10.check_responses_loop, _loop(everything, budget=False, status=True), capsys))
     assert "永不停止的模型：你的循环在 8 次请求之后还在请求；在 max_steps（3）次模型请求之后用 raise RuntimeError 停下" in out
     out = chinese(run(nb10.check_responses_loop, _loop(everything), capsys))
-    assert "响应被截断的模型：你在" in out and "检查 response.status：'incomplete'" in out
+    assert "在 max_output_tokens 处被截断的响应：你在" in out and "检查 response.status：'incomplete'" in out
 
 
 def test_the_reference_solutions_pass_in_chinese(zh, capsys):
     assert nb10.check_pair_call_ids(nb10.SOLUTIONS["check_pair_call_ids"]()) is True
     assert nb10.check_next_step(nb10.SOLUTIONS["check_next_step"]()) is True
     out = capsys.readouterr().out
-    assert "✓ 8 个输入列表全部正确" in out and "✓ next_step 对全部 13 个真实失败都选对了下一步。" in out
+    assert "✓ 12 个输入列表全部正确" in out and "✓ next_step 对全部 36 个用例都选对了下一步" in out

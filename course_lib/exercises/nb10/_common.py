@@ -14,8 +14,9 @@ from anyio.from_thread import start_blocking_portal
 from pydantic import BaseModel, ConfigDict
 
 from course_lib.exercises import not_answered
+from course_lib.exercises.answers import passed_a_call, returned_early, shown, type_name, unassigned
 from course_lib.execution import Session
-from course_lib.lang import say
+from course_lib.lang import language, say
 
 ALICE = Session("alice")
 
@@ -35,19 +36,32 @@ def _run(async_fn: Callable[[], Awaitable[Any]]) -> Any:
 
 
 def _function(fn: Any, name: str, signature: str) -> str | None:
-    """Why `fn` is not a usable answer yet, or None."""
+    """Why `fn` is not a usable answer yet, or None: the starter's `answer = ...` still there (the
+    message names that step), or a value where the function itself belongs."""
     if not_answered(fn):
-        return say(f"Not answered yet: write {name}({signature}) and pass the function itself.",
-                   f"还没有作答：写出 {name}({signature})，并传入函数本身。")
-    if not callable(fn):
-        return say(f"Pass the function itself ({name}, without parentheses); you passed {fn!r:.60}.",
-                   f"请传入函数本身（{name}，不带括号）；你传入的是 {fn!r:.60}。")
+        return unassigned(name, f"{name}({signature})")
+    if not callable(fn) or isinstance(fn, type):
+        return passed_a_call(name, fn)
     return None
 
 
-def _case(label: str) -> str:
+def _returned(got: Any) -> str:
+    """What a learner's function returned, as a message quotes it: `None` and the hint for it, or
+    `list [...]`."""
+    if got is None:
+        hint = returned_early(None)
+        return say("None.{hint}", "None。{hint}", hint=hint.lstrip() if language() == "zh-CN" else hint)
+    return say("{kind} {value}.", "{kind} {value}。", kind=type_name(got), value=shown(got, 80))
+
+
+Label = str | tuple[str, str]
+"""A case's label: English (its Chinese in `CASE_LABELS_ZH`), or (English, 中文) for a generated case."""
+
+
+def _case(label: Label) -> str:
     """`case 'label'`, or in the zh-CN edition 用例“…” with the label in Chinese."""
-    return say(f"case '{label}'", f"用例“{CASE_LABELS_ZH.get(label, label)}”")
+    en, zh = label if isinstance(label, tuple) else (label, CASE_LABELS_ZH.get(label, label))
+    return say("case '{label}'", "用例“{label}”", label=say(en, zh))
 
 
 CASE_LABELS_ZH = {
@@ -65,6 +79,8 @@ CASE_LABELS_ZH = {
     "A with its keys in another order": "A，键的顺序不同",
     "A with the keys inside evidence in another order": "A，evidence 里的键顺序不同",
     "another topic": "换一个 topic",
+    "another priority": "换一个 priority",
+    "another note inside evidence": "evidence 里换一条笔记",
     "evidence line 12 (a number) versus \"12\" (a string)": "evidence 的 line 是 12（数字）还是 \"12\"（字符串）",
     "the same arguments, sent by bob": "同样的参数，由 bob 发出",
     "the same arguments, for delete_learning_gap": "同样的参数，换成 delete_learning_gap",
@@ -100,7 +116,12 @@ CASE_LABELS_ZH = {
     "the model's arguments for head 20": "模型为 head 20 写出的参数",
     "the model's strict arguments, with a null": "模型在严格模式下写出的参数，含一个 null",
     "the same text with spaces and a newline around it": "同样的文本，前后有空格和换行",
+    "NaN and Infinity inside a string value": "字符串值里写着 NaN 和 Infinity",
+    "a key's name and braces inside string values": "字符串值里写着一个键名和花括号",
+    "the word null inside a string, and a real null": "字符串里有 null 这个词，还有一个真正的 null",
     "a duplicate key": "重复的键",
+    "a duplicate key inside a nested object": "嵌套对象里的重复键",
+    "NaN inside a list": "列表里的 NaN",
     "NaN as a number": "把 NaN 当作数字",
     "Infinity as a number": "把 Infinity 当作数字",
     "-Infinity as a number": "把 -Infinity 当作数字",
@@ -112,6 +133,7 @@ CASE_LABELS_ZH = {
     "text cut off in the middle": "从中间截断的文本",
     "single quotes": "单引号",
     "an empty text": "空文本",
+    "only whitespace": "只有空白",
     "an object that was already parsed (not text)": "一个已经解析过的对象（不是文本）",
     # responses_loop
     "one read": "一次读取",

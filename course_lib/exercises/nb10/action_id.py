@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib.approval import Approvals
 from course_lib.exercises import failed, passed
-from course_lib.exercises.nb10._common import ALICE, _case, _function, _run
+from course_lib.exercises.answers import raised, shown
+from course_lib.exercises.nb10._common import ALICE, _case, _function, _returned, _run
 from course_lib.execution import CallContext, Execution, Executor, Session, Tool
 from course_lib.lang import say
 
@@ -41,6 +42,10 @@ ACTION_CASES: list[tuple[str, Action, str | None]] = [
     ("A with the keys inside evidence in another order",
      ("save_learning_gap", {**ACTION_A[1], "evidence": {"line": 12, "note": "/workspace/notes.txt"}}, "alice"), None),
     ("another topic", ("save_learning_gap", {**ACTION_A[1], "topic": "strict mode"}, "alice"), "arguments"),
+    ("another note inside evidence",
+     ("save_learning_gap", {**ACTION_A[1], "evidence": {"note": "/workspace/todo.md", "line": 12}}, "alice"),
+     "nested values"),
+    ("another priority", ("save_learning_gap", {**ACTION_A[1], "priority": 3}, "alice"), "every argument"),
     ("evidence line 12 (a number) versus \"12\" (a string)",
      ("save_learning_gap", {**ACTION_A[1], "evidence": {"note": "/workspace/notes.txt", "line": "12"}}, "alice"),
      "argument types"),
@@ -52,6 +57,11 @@ ACTION_CASES: list[tuple[str, Action, str | None]] = [
 _WHERE = {
     "arguments": ("the arguments: hash all of them, not just the tool and the user",
                   "参数：要把参数全部算进哈希，而不只是工具和用户"),
+    "every argument": ("one of the arguments: hash every argument (priority too), not the ones that look like the "
+                       "action's name",
+                       "其中一个参数：要把每个参数都算进哈希（priority 也算），而不只是看起来像动作名字的那几个"),
+    "nested values": ("the values inside evidence: hash the whole arguments object, every level of it",
+                      "evidence 里面的值：要对整个参数对象做哈希，每一层都算"),
     "argument types": ("the JSON types of the values: hash the JSON text of the arguments, not str() of the "
                        "values with the types lost",
                        "值的 JSON 类型：要对参数的 JSON 文本做哈希，而不是对丢了类型的 str(值)"),
@@ -92,41 +102,45 @@ def check_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
     if problem := _function(fn, "action_id", "tool, arguments, user_id"):
         return failed(problem)
     for label, second, differs in ACTION_CASES:
+        case = _case(label)
         try:
             ids = fn(*copy.deepcopy(ACTION_A)), fn(*copy.deepcopy(second))
         except Exception as error:
-            return failed(say(f"case '{label}': action_id raised {type(error).__name__}: {error}.",
-                              f"{_case(label)}：action_id 抛出了 {type(error).__name__}: {error}。"))
-        if ... in ids:
+            return failed(say("{case}: action_id raised {error}.", "{case}：action_id 抛出了 {error}。",
+                              case=case, error=raised(error)))
+        if any(value is ... for value in ids):
             return failed(say("Not answered yet: action_id still returns ... — return one string per action.",
-                              "还没有作答：action_id 仍然返回 ...——每个动作返回一个字符串。"))
-        if not all(isinstance(value, str) and value for value in ids):
-            return failed(say(f"action_id must return a non-empty str (it is stored and compared as text); it returned "
-                              f"{ids[0]!r:.40} ({type(ids[0]).__name__}).",
-                              f"action_id 必须返回非空的 str（它以文本形式保存和比较）；它返回的是 "
-                              f"{ids[0]!r:.40}（{type(ids[0]).__name__}）。"))  # fmt: skip
-        ran, _ = play_approval(fn, second)
+                              "还没有作答：action_id 仍然返回 ...，每个动作返回一个字符串。"))
+        if bad := [value for value in ids if not (isinstance(value, str) and value)]:
+            got = say("an empty str.", "空字符串。") if isinstance(bad[0], str) else _returned(bad[0])
+            return failed(say("action_id must return a non-empty str (it is stored and compared as text); it returned "
+                              "{got}", "action_id 必须返回非空的 str（它以文本形式保存和比较）；它返回的是 {got}", got=got))
+        try:
+            ran, _ = play_approval(fn, second)
+        except Exception as error:  # an id the approvals cannot keep, or a function that raises only sometimes
+            return failed(say("{case}: the executor could not use your ids: {error}.", "{case}：执行器没法使用你的 id：{error}。",
+                              case=case, error=raised(error)))
         if differs is None and not ran:
             how = (say("the same action got two different ids", "同一个动作得到了两个不同的 id") if label == "A again, exactly"
-                   else say(f"your ids differ: {ids[0]!r:.70} vs {ids[1]!r:.70}",
-                            f"你的两个 id 不一样：{ids[0]!r:.70} 和 {ids[1]!r:.70}"))  # fmt: skip
+                   else say("your ids differ: {a} vs {b}", "你的两个 id 不一样：{a} 和 {b}",
+                            a=shown(ids[0], 70), b=shown(ids[1], 70)))  # fmt: skip
             hint = (say("don't use random values, time or id(): the id must be a function of the action only",
                         "不要用随机值、时间或 id()：id 必须只由动作决定")
                     if label == "A again, exactly" else
                     say("key order is not part of the action: json.dumps(..., sort_keys=True) sorts keys at every level",
                         "键的顺序不属于动作：json.dumps(..., sort_keys=True) 会在每一层给键排序"))  # fmt: skip
-            return failed(say(f"case '{label}': alice approved A, yet this call stopped at APPROVAL_REQUIRED — {how}. "
-                              f"Hint: {hint}.",
-                              f"{_case(label)}：alice 批准了 A，这次调用却停在了 APPROVAL_REQUIRED——{how}。提示：{hint}。"))  # fmt: skip
+            return failed(say("{case}: alice approved A, yet this call stopped at APPROVAL_REQUIRED: {how}. Hint: {hint}.",
+                              "{case}：alice 批准了 A，这次调用却停在了 APPROVAL_REQUIRED：{how}。提示：{hint}。",
+                              case=case, how=how, hint=hint))
         if differs is not None and ran:
-            return failed(say(f"case '{label}': alice approved A, and this call ran on that approval — a write nobody "
-                              f"approved happened. Your id ignores {_WHERE[differs][0]}.",
-                              f"{_case(label)}：alice 批准的是 A，这次调用却凭那个批准运行了——发生了一次没有人批准的写入。"
-                              f"你的 id 没有考虑到{_WHERE[differs][1]}。"))
-    return passed(say(f"all {len(ACTION_CASES)} cases right in a real executor: A runs in any key order, and nothing "
-                      "else runs on A's approval.",
-                      f"{len(ACTION_CASES)} 个用例在真实的执行器里全部正确：A 不论键的顺序如何都能运行，"
-                      "其他调用都不能凭 A 的批准运行。"))
+            return failed(say("{case}: alice approved A, and this call ran on that approval: a write nobody approved "
+                              "happened. Your id ignores {where}.",
+                              "{case}：alice 批准的是 A，这次调用却凭那个批准运行了：发生了一次没有人批准的写入。"
+                              "你的 id 没有考虑到{where}。", case=case, where=say(*_WHERE[differs])))
+    return passed(say("all {n} cases right in a real executor: A runs in any key order, and nothing else runs on A's "
+                      "approval.",
+                      "{n} 个用例在真实的执行器里全部正确：A 不论键的顺序如何都能运行，其他调用都不能凭 A 的批准运行。",
+                      n=len(ACTION_CASES)))
 
 
 def _action_id_solution(tool: str, arguments: dict[str, Any], user_id: str) -> str:

@@ -1,7 +1,8 @@
 """Notebook 10, drill 4: the next step after a failure.
 
 `check_next_step(fn)`: `next_step(error, is_write, has_key) -> str` on real normalized errors
-(the files server, a stale route, slow, flaky, lying and unapproved tools, a version conflict).
+(the files server, a stale route, slow, flaky, lying and unapproved tools, a version conflict),
+each on every kind of tool: 36 cases.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from course_lib.exercises import failed, passed
-from course_lib.exercises.nb10._common import CASE_LABELS_ZH, _function
+from course_lib.exercises.answers import raised, shown
+from course_lib.exercises.nb10._common import CASE_LABELS_ZH, _function, _returned
 from course_lib.lang import say
 
 NEXT_STEPS = ("retry", "check_status", "fix_arguments", "search_again", "reread", "wait_for_approval", "stop")
@@ -36,9 +38,9 @@ _STEP_WHY = {
                           "必须有人批准这个确切的动作：暂停，并把它展示出来（requires_action）"),
     "stop": ("permission does not come back by asking again: stop, or ask the user for access",
              "权限不会因为再问一次就回来：停止，或者请用户授予权限"),
-    "stop upstream": ("retryable is false — the failure is permanent (a broken route, a tool returning the wrong "
+    "stop upstream": ("retryable is false: the failure is permanent (a broken route, a tool returning the wrong "
                       "shape): fail, alert, and don't let the model guess",
-                      "retryable 为 false——这次失败是永久性的（路由坏了，或工具返回的结构不对）：报告失败、发出告警，"
+                      "retryable 为 false，这次失败是永久性的（路由坏了，或工具返回的结构不对）：报告失败、发出告警，"
                       "别让模型去猜"),
 }  # fmt: skip
 """Why each move is the next step: (English, 中文)."""
@@ -82,41 +84,62 @@ def step_errors() -> dict[str, dict[str, Any]]:
     return copy.deepcopy(recorded_errors())
 
 
+def step_cases() -> list[tuple[str, str, str, bool, bool]]:
+    """Every recorded failure on every kind of tool (a read; a write with and without an
+    idempotency key; a read sent under a key): `STEP_CASES` first, then the rest of the 36 pairs.
+    (label, what it was, 中文, is_write, has_key)."""
+    from course_lib.exercises.nb05 import failure_grid
+
+    return failure_grid(STEP_CASES, CASE_LABELS_ZH)
+
+
 def check_next_step(fn: Callable[[dict[str, Any], bool, bool], str]) -> bool:
-    """Run `fn(error, is_write, has_key)` on 13 real failures; explain the first wrong next step."""
+    """Run `fn(error, is_write, has_key)` on every case of `step_cases`; explain the first wrong next step."""
     if problem := _function(fn, "next_step", "error, is_write, has_key"):
         return failed(problem)
     errors = step_errors()
-    for number, (label, what, is_write, has_key) in enumerate(STEP_CASES, start=1):
+    cases = step_cases()
+    for number, (label, what, what_zh, is_write, has_key) in enumerate(cases, start=1):
         error = errors[label]
-        flags = f"is_write={is_write}, has_key={has_key}"
-        retryable = json.dumps(error["retryable"])
-        shown = say(f"case {number} ({what}: {error['code']}, retryable {retryable}; {flags})",
-                    f"用例 {number}（{CASE_LABELS_ZH.get(what, what)}：{error['code']}，retryable {retryable}；{flags}）")
+        shown_case = say("case {n} ({what}: {code}, retryable {retryable}; is_write={is_write}, has_key={has_key})",
+                         "用例 {n}（{what}：{code}，retryable {retryable}；is_write={is_write}，has_key={has_key}）",
+                         n=number, what=say(what, what_zh), code=error["code"], retryable=json.dumps(error["retryable"]),
+                         is_write=is_write, has_key=has_key)  # fmt: skip
         try:
             got = fn(copy.deepcopy(error), is_write, has_key)
         except Exception as exc:
-            return failed(say(f"{shown}: next_step raised {type(exc).__name__}: {exc}. The error has the keys "
-                              f"{', '.join(error)}.",
-                              f"{shown}：next_step 抛出了 {type(exc).__name__}: {exc}。这个错误的键有 {', '.join(error)}。"))
+            return failed(say("{case}: next_step raised {error}. The error has the keys {keys}.",
+                              "{case}：next_step 抛出了 {error}。这个错误的键有 {keys}。",
+                              case=shown_case, error=raised(exc), keys=", ".join(error)))
         if got is ...:
             return failed(say("Not answered yet: next_step still returns ... — return one of NEXT_STEPS.",
-                              "还没有作答：next_step 仍然返回 ...——请返回 NEXT_STEPS 中的一个。"))
-        if got not in NEXT_STEPS:
-            return failed(say(f"{shown}: {got!r} is not a next step; return one of {', '.join(NEXT_STEPS)}.",
-                              f"{shown}：{got!r} 不是一种下一步；请返回其中之一：{', '.join(NEXT_STEPS)}。"))
+                              "还没有作答：next_step 仍然返回 ...，请返回 NEXT_STEPS 中的一个。"))
+        if not isinstance(got, str) or got not in NEXT_STEPS:
+            steps = ", ".join(NEXT_STEPS)
+            if not isinstance(got, str):
+                return failed(say("{case}: next_step returned {got} Return one of NEXT_STEPS: {steps}.",
+                                  "{case}：next_step 返回了 {got}请返回 NEXT_STEPS 中的一个：{steps}。",
+                                  case=shown_case, got=_returned(got), steps=steps))
+            near = next((step for step in NEXT_STEPS if step == got.strip().lower().replace(" ", "_")), None)
+            hint = say(" (did you mean {near!r}? the steps are written exactly so)", "（你是不是想写 {near!r}？步骤要一字不差）",
+                       near=near) if near else ""
+            return failed(say("{case}: {got} is not a next step{hint}; return one of {steps}.",
+                              "{case}：{got} 不是一种下一步{hint}；请返回其中之一：{steps}。",
+                              case=shown_case, got=shown(got), hint=hint, steps=steps))
         expected = _next_step_solution(error, is_write, has_key)
         if got != expected:
             extra = (say(" (the code alone says UPSTREAM_ERROR; the retryable flag says whether it can recover)",
                          "（单看错误码只知道是 UPSTREAM_ERROR；能不能恢复，要看 retryable 标志）")
                      if error["code"] == "UPSTREAM_ERROR" else "")  # fmt: skip
             why = say(*_STEP_WHY["stop upstream" if expected == "stop" and error["code"] != "FORBIDDEN" else expected])
-            return failed(say(f"{shown}: you said {got!r}, the move for {_MOVE_FOR[got][0]}; the next step is {expected!r}: "
-                              f"{why}{extra}.",
-                              f"{shown}：你选的是 {got!r}（它适用于：{_MOVE_FOR[got][1]}）；下一步应该是 {expected!r}："
-                              f"{why}{extra}。"))
-    return passed(say(f"next_step picks the right move for all {len(STEP_CASES)} real failures.",
-                      f"next_step 对全部 {len(STEP_CASES)} 个真实失败都选对了下一步。"))
+            return failed(say("{case}: you said {got!r}, the move for {move}; the next step is {expected!r}: {why}{extra}.",
+                              "{case}：你选的是 {got!r}（它适用于：{move_zh}）；下一步应该是 {expected!r}：{why}{extra}。",
+                              case=shown_case, got=got, move=_MOVE_FOR[got][0], move_zh=_MOVE_FOR[got][1],
+                              expected=expected, why=why, extra=extra))
+    return passed(say("next_step picks the right move for all {n} cases: every real failure, on a read and on a write "
+                      "with and without an idempotency key.",
+                      "next_step 对全部 {n} 个用例都选对了下一步：每一种真实失败，发生在读取上，也发生在带或不带幂等键的写入上。",
+                      n=len(cases)))
 
 
 def _next_step_solution(error: dict[str, Any], is_write: bool, has_key: bool) -> str:

@@ -11,12 +11,14 @@ learner really makes is named from what the model API said (a 400 names the brok
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from course_lib.exercises import failed, passed
-from course_lib.exercises.nb10._common import _case, _function
+from course_lib.exercises.answers import raised, shown
+from course_lib.exercises.nb10._common import _case, _function, _returned
 from course_lib.exercises.nb10.pairing import _offline_client
-from course_lib.lang import say
+from course_lib.lang import language, say
 
 MAX_STEPS = 3
 CASES = {
@@ -52,22 +54,24 @@ API_MISTAKES = (
 """(what the 400 says, the mistake behind it, 中文): the first that matches names the learner's mistake."""
 
 
-class _Runaway(Exception):
-    """Raised by the test client when a loop keeps asking long after its budget."""
+class _Runaway(BaseException):
+    """Raised by the test client when a loop keeps asking long after its budget. A BaseException,
+    so a loop that catches every Exception (and asks again) is still stopped."""
 
 
 class _Client:
     """The client handed to the learner: it counts requests and can play a misbehaving model."""
 
-    def __init__(self, client: Any, mode: str = "normal") -> None:
-        self._client, self.mode, self.requests, self.responses = client, mode, 0, self
+    def __init__(self, client: Any, task: str, mode: str = "normal") -> None:
+        self._client, self.task, self.mode, self.requests, self.responses = client, task, mode, 0, self
 
     def create(self, **request: Any) -> Any:
         self.requests += 1
         if self.requests > MAX_STEPS + 5:
             raise _Runaway(f"{self.requests} model requests")
-        if self.mode == "never stops":  # the model asks for the same read again and again
-            request = {**request, "input": [request["input"][0]]}
+        if self.mode == "never stops":  # the model asks for the same read again and again, whatever it is sent
+            request = {key: value for key, value in request.items() if key != "previous_response_id"}
+            request["input"] = [{"role": "user", "content": self.task}]
         response = self._client.responses.create(**request)
         if self.mode == "cut off":
             from openai.types.responses.response import IncompleteDetails
@@ -92,11 +96,23 @@ def _run(fn: Any, task: str, mode: str = "normal") -> tuple[Any, _Client]:
     from course_lib.host import files_host
 
     with files_host() as host:
-        client = _Client(_offline_client(), mode)
+        client = _Client(_offline_client(), task, mode)
         try:
             return fn(client, model_name(), task, host.responses_tools(), _execute(host), max_steps=MAX_STEPS), client
         finally:
             client._client.close()
+
+
+def _reference(task: str) -> tuple[str, int]:
+    """The answer the reference loop gets for `task`, and how many model requests it made (once per
+    task and edition: the offline model may word an answer in the edition's language)."""
+    return _reference_in(task, language())
+
+
+@cache
+def _reference_in(task: str, edition: str) -> tuple[str, int]:
+    answer, client = _run(_loop_solution, task)
+    return answer, client.requests
 
 
 def _api_mistake(error: Exception) -> str | None:
@@ -106,7 +122,7 @@ def _api_mistake(error: Exception) -> str | None:
         return None
     text = str(error)
     return next((say(en, zh) for says, en, zh in API_MISTAKES if says in text),
-                say(f"the model API refused the request: {text}", f"模型 API 拒绝了这个请求：{text}"))
+                say("the model API refused the request: {text}", "模型 API 拒绝了这个请求：{text}", text=text))
 
 
 def check_responses_loop(fn: Any) -> bool:
@@ -117,50 +133,57 @@ def check_responses_loop(fn: Any) -> bool:
         case = _case(label)
         try:
             answer, client = _run(fn, task)
+        except _Runaway:
+            return failed(say("{case}: your loop was still asking after {n} model requests, with max_steps={cap}: stop "
+                              "at the first response without a function_call, and after max_steps requests.",
+                              "{case}：max_steps={cap}，你的循环在 {n} 次模型请求之后还在请求：遇到第一个没有 function_call "
+                              "的响应就停下，最多 max_steps 次请求。", case=case, n=MAX_STEPS + 5, cap=MAX_STEPS))
         except Exception as error:
-            why = _api_mistake(error) or say(f"run_loop raised {type(error).__name__}: {error}",
-                                             f"run_loop 抛出了 {type(error).__name__}: {error}")
-            return failed(say(f"case '{label}': {why}", f"{case}：{why}"))
-        right, expected = _run(_loop_solution, task)
+            why = _api_mistake(error) or say("run_loop raised {error}", "run_loop 抛出了 {error}", error=raised(error))
+            return failed(say("{case}: {why}", "{case}：{why}", case=case, why=why))
+        right, requests = _reference(task)
         if not isinstance(answer, str):
-            return failed(say(f"case '{label}': return the final answer text (response.output_text), not {answer!r:.60}.",
-                              f"{case}：请返回最终回答的文本（response.output_text），而不是 {answer!r:.60}。"))
+            return failed(say("{case}: return the final answer text (response.output_text), not {got}",
+                              "{case}：请返回最终回答的文本（response.output_text），而不是 {got}", case=case,
+                              got=_returned(answer)))
         if answer != right:
             hint = (say("the response held two function_call items: run both and send both outputs before asking again.",
                         "响应里有两个 function_call 项：两个都要运行，把两个输出都发回去，然后再请求。")
                     if label == "two reads in one response" else
                     say("ask again with the whole context until a response holds no function_call, then return its "
                         "output_text.", "带着完整的上下文继续请求，直到某个响应里没有 function_call，再返回它的 output_text。"))  # fmt: skip
-            return failed(say(f"case '{label}': your answer {answer[:60]!r}… is not the one the full context gives "
-                              f"({right[:60]!r}…): {hint}",
-                              f"{case}：你的回答 {answer[:60]!r}… 不是完整上下文给出的那个（{right[:60]!r}…）：{hint}"))
-        if client.requests != expected.requests:
-            return failed(say(f"case '{label}': {client.requests} model requests, the loop needs {expected.requests}: "
-                              "stop at the first response without a function_call.",
-                              f"{case}：发了 {client.requests} 次模型请求，这个循环只需要 {expected.requests} 次："
-                              "遇到第一个没有 function_call 的响应就停下。"))
-    for mode, why in (("never stops", say(f"stop after max_steps ({MAX_STEPS}) model requests with raise RuntimeError: "
-                                          "a loop needs its own end.",
-                                          f"在 max_steps（{MAX_STEPS}）次模型请求之后用 raise RuntimeError 停下："
-                                          "循环需要自己的终点。")),
-                      ("cut off", say("check response.status: 'incomplete' (incomplete_details.reason "
-                                      "'max_output_tokens') is not a final answer; raise RuntimeError.",
-                                      "检查 response.status：'incomplete'（incomplete_details.reason 为 "
-                                      "'max_output_tokens'）不是最终回答；请 raise RuntimeError。"))):  # fmt: skip
-        model = {"never stops": "永不停止的模型", "cut off": "响应被截断的模型"}[mode]
+            return failed(say("{case}: your answer {got}… is not the one the full context gives ({right}…): {hint}",
+                              "{case}：你的回答 {got}… 不是完整上下文给出的那个（{right}…）：{hint}",
+                              case=case, got=shown(answer[:60]), right=shown(right[:60]), hint=hint))
+        if client.requests != requests:
+            return failed(say("{case}: {n} model requests, the loop needs {m}: stop at the first response without a "
+                              "function_call.",
+                              "{case}：发了 {n} 次模型请求，这个循环只需要 {m} 次：遇到第一个没有 function_call 的响应就停下。",
+                              case=case, n=client.requests, m=requests))
+    for mode, model, why in (
+        ("never stops", ("a model that never stops", "永不停止的模型"),
+         ("stop after max_steps ({cap}) model requests with raise RuntimeError: a loop needs its own end.",
+          "在 max_steps（{cap}）次模型请求之后用 raise RuntimeError 停下：循环需要自己的终点。")),
+        ("cut off", ("a response cut off at max_output_tokens", "在 max_output_tokens 处被截断的响应"),
+         ("check response.status: 'incomplete' (incomplete_details.reason 'max_output_tokens') is not a final answer; "
+          "raise RuntimeError.",
+          "检查 response.status：'incomplete'（incomplete_details.reason 为 'max_output_tokens'）不是最终回答；"
+          "请 raise RuntimeError。")),
+    ):  # fmt: skip
+        who, because = say(*model), say(*why, cap=MAX_STEPS)
         try:
             answer, client = _run(fn, CASES["one read"], mode)
         except RuntimeError:
             continue
         except _Runaway:
-            return failed(say(f"a model that never stops: your loop was still asking after {MAX_STEPS + 5} requests; {why}",
-                              f"{model}：你的循环在 {MAX_STEPS + 5} 次请求之后还在请求；{why}"))
+            return failed(say("{who}: your loop was still asking after {n} requests; {why}",
+                              "{who}：你的循环在 {n} 次请求之后还在请求；{why}", who=who, n=MAX_STEPS + 5, why=because))
         except Exception as error:
-            return failed(say(f"a model that {mode}: raise RuntimeError, not {type(error).__name__}: {error}",
-                              f"{model}：请 raise RuntimeError，而不是 {type(error).__name__}: {error}"))
-        return failed(say(f"a model that {'never stops' if mode == 'never stops' else 'is cut off'}: you returned "
-                          f"{answer!r:.60} after {client.requests} requests; {why}",
-                          f"{model}：你在 {client.requests} 次请求之后返回了 {answer!r:.60}；{why}"))
+            return failed(say("{who}: raise RuntimeError, not {error}", "{who}：请 raise RuntimeError，而不是 {error}",
+                              who=who, error=raised(error)))
+        return failed(say("{who}: you returned {got} after {n} requests; {why}",
+                          "{who}：你在 {n} 次请求之后返回了 {got}；{why}",
+                          who=who, got=shown(answer, 60), n=client.requests, why=because))
     return passed(say("the loop sends the whole context, one output per call_id, stops at a final message, and ends "
                       "on its budget and on an incomplete response.",
                       "这个循环发送完整的上下文，每个 call_id 一个输出，遇到最终消息就停下，"
