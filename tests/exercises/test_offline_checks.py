@@ -54,10 +54,10 @@ WRONG_VALUES: dict[str, Any] = {
     "nb02.check_predictions": lambda solution: ["OK"] * len(solution),
     "nb03b.check_reference_predictions": lambda solution: {"A": 0, "B": 1, "C": "error", "D": 2},
     "nb05.check_retry_policy": _wrong_policy,
-    # a function answer that returns None crashes this check (a bug of nb06's check, reported):
-    # its wrong twin here is one id for every action
+    # its wrong twin is one id for every action (a function returning None is refused too: the fuzz pass)
     "nb06.check_make_action_id": lambda solution: lambda *args, **kwargs: "one id for every action",
     "nb06.check_write_decisions": lambda solution: {key: not value for key, value in solution.items()},
+    "nb06b.check_outcomes": lambda solution: dict.fromkeys(solution, "written"),
     "nb08.check_tail_parse_only": lambda solution: {"arguments"},
     "nb08.check_other_server": lambda solution: {"arguments"},
     "nb08.check_not_sent_back": lambda solution: {"arguments"},
