@@ -287,6 +287,20 @@ def test_a_span_whose_call_the_app_changed_is_described_as_it_was_read(client):
         "Here are the last 2 lines of /workspace/notes.txt, as returned by fs__read_text_file:\n\nl4\nl5")
 
 
+@pytest.mark.parametrize("head", ["20", 0, 2.5, True])
+def test_a_head_that_is_no_count_is_named_as_sent_never_read_as_the_whole_file(client, head):
+    text = "Show the first 20 lines of /workspace/notes.txt"
+    call = ask(client, text).output[0].to_dict()
+    call["arguments"] = json.dumps({"path": "/workspace/notes.txt", "head": head})  # as a learner's code may send it
+    refused = json.dumps({"ok": False, "error": {"code": "INVALID_INPUT", "message": "head: expected an integer"}})
+    context = [{"role": "user", "content": text}, call,
+               {"type": "function_call_output", "call_id": call["call_id"], "output": refused}]
+    answer = client.responses.create(model=MODEL, input=context, tools=[reader_tool()]).output_text
+    assert answer.startswith("The tool fs__read_text_file reported an error when asked for /workspace/notes.txt "
+                             f"with head {json.dumps(head)}.\nError code: INVALID_INPUT")
+    assert "contents" not in answer.splitlines()[0]
+
+
 def test_answer_accepts_the_typed_call_item_and_ok_data_envelope(client):
     text = "Show the last 3 lines of notes.txt"
     call = ask(client, text).output[0]

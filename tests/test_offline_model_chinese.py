@@ -228,6 +228,17 @@ def test_a_span_whose_call_the_app_changed_is_described_as_it_was_read(client):
     assert response.output_text == f"以下是 {P} 的第一行，由 {R} 返回：\n\nalpha"
 
 
+def test_a_head_that_is_no_count_is_named_as_sent_in_chinese_too(client):
+    text = "显示 /workspace/notes.txt 的前 20 行"
+    call = ask(client, text).output[0].to_dict()
+    call["arguments"] = json.dumps({"path": P, "head": "20"})  # a string, as notebook 02 sends it
+    context = [{"role": "user", "content": text}, call, {"type": "function_call_output", "call_id": call["call_id"],
+                                                         "output": fail("INVALID_INPUT", "head: expected an integer")}]
+    response = client.responses.create(model=MODEL, input=context, tools=[reader()])
+    assert response.output_text.startswith(f'工具 {R} 在被要求读取 {P}（head 为 "20"）时报告了错误。\n错误代码：INVALID_INPUT')
+    assert "全部内容" not in response.output_text
+
+
 def test_the_same_results_for_an_english_request_keep_the_english_formats(client):
     response = answer(client, "Read the first 3 lines of /workspace/notes.txt", [ok({"text": NOTES})])
     assert response.output_text == f"Here are the first 3 lines of {P}, as returned by {R}:\n\n{NOTES}"

@@ -58,7 +58,8 @@ Answer formats (notebooks may rely on them; P is the path, T the tool name, read
   A." A call whose range the app changed is described as it was read (the formats above).
 - error: "The tool T reported an error when asked for the first N lines of P.\\nError code: C\\n
   Error message: M\\nI could not read the file, so I won't say anything about what it contains."
-  (no "Error code" line when the output has no code). An error in any other shape than the course
+  (no "Error code" line when the output has no code; a head or tail that is no count of lines,
+  `"20"` or 0, is named as it was sent: "when asked for P with head "20"", "P（head 为 "20"）"). An error in any other shape than the course
   host's `{"ok": false, …}` envelope (whose `retryable` drives the host's own retries) ends with one
   more line, "What to try next: …", chosen by its code (NOT_FOUND: check the path; FORBIDDEN: ask
   for a file the tool may read; INVALID_INPUT: correct what the message names; TIMEOUT,

@@ -41,7 +41,8 @@ def _path_argument(arguments: dict) -> str | None:
 
 
 def _what_was_read(arguments: dict, lang: str = "en") -> str | None:
-    """"the first 20 lines of /workspace/notes.txt", from the call's own arguments."""
+    """"the first 20 lines of /workspace/notes.txt", from the call's own arguments; a head or tail
+    that is no count of lines (`"20"`, 0, 2.5) is named as it was sent, never read as the whole file."""
     path = _path_argument(arguments)
     if path is None:
         return None
@@ -49,6 +50,10 @@ def _what_was_read(arguments: dict, lang: str = "en") -> str | None:
         n = arguments.get(kind)
         if isinstance(n, int) and not isinstance(n, bool) and n > 0:
             return say(f"{kind}_one", lang, path=path) if n == 1 else say(f"{kind}_n", lang, path=path, n=n)
+    for kind in ("head", "tail"):
+        if arguments.get(kind) is not None:
+            value = json.dumps(arguments[kind], ensure_ascii=False)
+            return say("with_range", lang, path=path, kind=kind, value=value)
     return say("whole", lang, path=path)
 
 
@@ -151,7 +156,7 @@ def _describe_result(call: dict, output: str, writes: bool = False, lang: str = 
     if ok and span and (path := _path_argument(arguments)):
         return _describe_span(call, path, span, text, lang)
     if ok and what:
-        return say("read_ok", lang, be="is" if " line of " in what else "are", what=what, tool=call["name"], text=text)
+        return say("read_ok", lang, be="are" if " lines of " in what or what.startswith("the contents") else "is", what=what, tool=call["name"], text=text)
     if ok:
         return say("returned", lang, tool=call["name"], target=call["arguments"], text=text)
     asked = say("asked_read", lang, what=what) if what else say("asked_args", lang, arguments=call["arguments"])

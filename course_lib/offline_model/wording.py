@@ -32,6 +32,7 @@ _TEXT: dict[str, dict[str, str]] = {
     "tail_one": {"en": "the last line of {path}", "zh": "{path} 的最后一行"},
     "tail_n": {"en": "the last {n} lines of {path}", "zh": "{path} 的最后 {n} 行"},
     "whole": {"en": "the contents of {path}", "zh": "{path} 的全部内容"},
+    "with_range": {"en": "{path} with {kind} {value}", "zh": "{path}（{kind} 为 {value}）"},
     # ---- a result ----
     "read_ok": {"en": "Here {be} {what}, as returned by {tool}:\n\n{text}", "zh": "以下是 {what}，由 {tool} 返回：\n\n{text}"},
     # a span of lines the call could not carry, cut from what the tool returned (answers._describe_span)
