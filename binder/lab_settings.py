@@ -14,8 +14,15 @@ So that the English edition stays English, that override lives in a settings fol
 JupyterLab only when it opens the zh-CN edition (`--LabApp.app_settings_dir`). A learner's own
 choice under Settings → Language still wins: overrides change defaults, not user settings.
 
-Run by `make lab` and by `binder/postBuild`: `python binder/lab_settings.py [--edition zh-CN]`
-writes the files and prints the JupyterLab argument the edition needs (nothing for English).
+Binder and the workshop hub serve both editions from one server, so there the zh-CN links go
+through the course's server extension instead (`course_lib.lab_edition`: `/course/zh-CN/<path>`
+sets the learner's JupyterLab locale, then opens the notebook). This script enables it in the
+environment, as `jupyter server extension enable --sys-prefix` would: a file in the
+`jupyter_server_config.d` folder of `<sys.prefix>/etc/jupyter`.
+
+Run by `make lab`, `make hub`, `binder/postBuild` and `workshop/tljh.sh`: `python
+binder/lab_settings.py [--edition zh-CN]` writes the files and prints the JupyterLab argument the
+edition needs (nothing for English).
 """
 
 import json
@@ -23,10 +30,13 @@ import shutil
 import sys
 from pathlib import Path
 
+from course_lib.lab_edition import LOCALES as EDITION_LOCALES
+
 OVERRIDES = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
 FILE_NAME = "tool-calling-course.json"
-LOCALES = {"zh-CN": "zh_CN"}
+LOCALES = {edition: locale for edition, locale in EDITION_LOCALES.items() if edition != "en"}
 """The JupyterLab language pack of each translated edition."""
+EXTENSION = "course_lib.lab_edition"
 
 
 def settings_dir() -> Path:
@@ -46,6 +56,17 @@ def _write(folder: Path, overrides: dict) -> Path:
 def install() -> Path:
     """Write the override file; returns its path (an existing file is replaced, nothing else is touched)."""
     return _write(settings_dir(), OVERRIDES)
+
+
+def enable_extension() -> Path:
+    """Enable the course's server extension in this environment; returns the config file written."""
+    from jupyter_core.paths import ENV_CONFIG_PATH
+
+    target = Path(ENV_CONFIG_PATH[0]) / "jupyter_server_config.d" / FILE_NAME
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps({"ServerApp": {"jpserver_extensions": {EXTENSION: True}}}, indent=2) + "\n",
+                      encoding="utf-8")  # fmt: skip
+    return target
 
 
 def install_edition(edition: str) -> Path | None:
@@ -70,6 +91,8 @@ def install_edition(edition: str) -> Path | None:
 if __name__ == "__main__":
     edition = sys.argv[sys.argv.index("--edition") + 1] if "--edition" in sys.argv else "en"
     folder = install_edition(edition)
-    print(f"JupyterLab settings override: {install()}" + (f"; {edition}: {folder}" if folder else ""), file=sys.stderr)
+    enabled = enable_extension()
+    print(f"JupyterLab settings override: {install()}" + (f"; {edition}: {folder}" if folder else "")
+          + f"; server extension {EXTENSION}: {enabled}", file=sys.stderr)  # fmt: skip
     if folder:
         print(f"--LabApp.app_settings_dir={folder}")

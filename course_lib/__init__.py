@@ -43,6 +43,7 @@ Interview     interview      the question cards
               drills         diagnose recorded broken traces (recorded by broken_traces)
 Progress      progress       each check's outcome in a local SQLite file; a learner's own table
 Editions      lang           English or 简体中文: which edition the kernel runs, say(en, zh)
+              lab_edition    a server extension: /course/zh-CN/… opens JupyterLab itself in Chinese (Binder, the hub)
 
 Only a stand-in for one slow optional import of jsonschema's is set up here (see
 fast_jsonschema), so `import course_lib` stays cheap; import the module you need.

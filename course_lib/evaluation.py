@@ -634,7 +634,7 @@ def diagnosis_table(traces: list[TaskTrace]) -> str:
         for key in diagnose(t):
             shown.setdefault(key, []).append(t.question.id)
     if not shown:
-        return say("(no symptom from the diagnosis table in these traces)", "（这些轨迹里没有诊断表上的症状）")
+        return say("(no symptom from the diagnosis table in these traces)", "（这些轨迹里没有失败诊断表上的症状）")
     lines = []
     for key, ids in shown.items():
         row = DIAGNOSIS[key]

@@ -86,15 +86,17 @@ def test_binder_links_can_be_aimed_at_the_published_repository(tmp_path):
     root = _copy_for_links(tmp_path)
     done = _links(root, "course-org/tool-calling")  # the README's command
     assert done.returncode == 0, done.stderr
-    for name in ("README.md", "notebooks/INSTRUCTOR.md"):
+    for name, entry in (("README.md", "lab/tree"), ("notebooks/INSTRUCTOR.md", "lab/tree"),
+                        ("README.zh-CN.md", "course/zh-CN"), ("notebooks/zh-CN/INSTRUCTOR.md", "course/zh-CN")):  # fmt: skip
         text = (root / name).read_text(encoding="utf-8")
         assert "OWNER/REPO" not in text
-        assert text.count("mybinder.org/v2/gh/course-org/tool-calling/HEAD?urlpath=lab/tree/notebooks/") >= 12
+        assert text.count(f"mybinder.org/v2/gh/course-org/tool-calling/HEAD?urlpath={entry}/notebooks/") >= 12
     # The same command aims the workshop hub: its nbgitpuller links, the repository its config
     # hands out, and the clone commands of its setup.
-    for name in ("notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
+    for name, entry in (("notebooks/INSTRUCTOR.md", "lab/tree"), ("notebooks/zh-CN/INSTRUCTOR.md", "course/zh-CN")):
         text = (root / name).read_text(encoding="utf-8")
         assert text.count("/hub/user-redirect/git-pull?repo=https://github.com/course-org/tool-calling&") >= 12
+        assert text.count(f"&urlpath={entry}/tool-calling-course/notebooks/") >= 12  # each edition's entry kept
     assert 'COURSE_REPO = "https://github.com/course-org/tool-calling"' in (root / "workshop/jupyterhub_config.py").read_text()
     for name in ("workshop/README.md", "workshop/tljh.sh"):
         text = (root / name).read_text(encoding="utf-8")
@@ -154,6 +156,8 @@ def test_a_binder_like_build_runs_every_notebook(tmp_path, node_tools):
     assert "site-packages" in where  # installed by postBuild, not found by accident in the checkout
     override = venv / "share/jupyter/lab/settings/overrides.d/tool-calling-course.json"
     assert json.loads(override.read_text())["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    extension = venv / "etc/jupyter/jupyter_server_config.d/tool-calling-course.json"  # the zh-CN links' route
+    assert json.loads(extension.read_text())["ServerApp"]["jpserver_extensions"] == {"course_lib.lab_edition": True}
     run("python", "-m", "pip", "install", "--quiet", "pytest>=8,<10", "nbval>=0.11,<0.12")
     out = run("python", "-m", "pytest", "notebooks", "--nbval", "--nbval-current-env",
               "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "-q", "-p", "no:cacheprovider")  # fmt: skip
@@ -178,3 +182,102 @@ def test_the_lab_settings_override_is_what_the_installed_jupyterlab_reads(tmp_pa
 
 def test_post_build_installs_the_lab_settings_override():
     assert re.search(r"^python binder/lab_settings\.py$", (BINDER / "postBuild").read_text(), re.M)
+
+
+# ---- one server, both editions: the zh-CN links set JupyterLab's own language ----------------------
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def lab_server(tmp_path):
+    """JupyterLab as Binder's image runs it: after binder/lab_settings.py (postBuild), from the repository
+    root, one server for every link. The learner's settings live under tmp_path, not this machine's home."""
+    import httpx
+
+    done = subprocess.run([sys.executable, "binder/lab_settings.py"], cwd=REPO, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    port, token = _free_port(), "binder-test"
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "user-settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+               f"--ServerApp.token={token}", *(["--allow-root"] if os.geteuid() == 0 else [])]  # fmt: skip
+    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        import time
+
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, f"jupyter lab exited: {server.stderr.read()[-3000:]}"
+            try:
+                if httpx.get(f"{url}/api/status?token={token}", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "jupyter lab did not answer within 120 s"
+            time.sleep(0.3)
+        yield url, token, tmp_path / "user-settings"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if server.stderr:
+            server.stderr.close()
+
+
+def _locale(url: str, token: str) -> str:
+    import httpx
+
+    plugin = "@jupyterlab/translation-extension:plugin"
+    settings = httpx.get(f"{url}/lab/api/settings/{plugin}?token={token}", timeout=30).json()
+    return settings["settings"].get("locale", settings["schema"]["properties"]["locale"]["default"])
+
+
+def test_one_server_opens_the_english_link_in_english_and_the_zh_cn_link_in_chinese(lab_server):
+    import httpx
+
+    url, token, user_settings = lab_server
+    english = "notebooks/00_map_and_first_run.ipynb"
+    chinese = "notebooks/zh-CN/00_map_and_first_run.ipynb"
+    # The English link, as README.md hands it out (urlpath=lab/tree/…): JupyterLab's own default language.
+    page = httpx.get(f"{url}/lab/tree/{english}?token={token}", timeout=30)
+    assert page.status_code == 200 and "JupyterLab" in page.text
+    assert _locale(url, token) == "default" and not user_settings.exists()
+    # The zh-CN link (urlpath=course/zh-CN/…): the locale is set for the learner, then the notebook opens.
+    entry = httpx.get(f"{url}/course/zh-CN/{chinese}?token={token}", timeout=30)
+    assert entry.status_code == 302 and entry.headers["location"] == f"/lab/tree/{chinese}?token={token}"
+    page = httpx.get(f"{url}{entry.headers['location']}", timeout=30)
+    assert page.status_code == 200 and "JupyterLab" in page.text
+    assert _locale(url, token) == "zh_CN"
+    pack = httpx.get(f"{url}/lab/api/translations/zh_CN?token={token}", timeout=30).json()
+    assert pack["data"]["jupyterlab"]["menu\x04File"] == ["文件"]  # what the page then draws its menus with
+    # The same route for English (not what README.md links; a way back), and a name that is no edition.
+    back = httpx.get(f"{url}/course/en/{english}?token={token}", timeout=30)
+    assert back.status_code == 302 and _locale(url, token) == "en"
+    assert httpx.get(f"{url}/course/fr/{english}?token={token}", timeout=30).status_code == 404
+    # Without the token the route is the server's like any other: log in first, nothing written.
+    before = (user_settings / "@jupyterlab/translation-extension/plugin.jupyterlab-settings").read_text()
+    anonymous = httpx.get(f"{url}/course/zh-CN/{chinese}", timeout=30)
+    assert anonymous.status_code == 302 and anonymous.headers["location"].startswith("/login?")
+    assert (user_settings / "@jupyterlab/translation-extension/plugin.jupyterlab-settings").read_text() == before
+
+
+def test_post_build_enables_the_course_server_extension(tmp_path):
+    env = {**os.environ, "JUPYTERLAB_DIR": str(tmp_path / "lab")}
+    done = subprocess.run([sys.executable, "binder/lab_settings.py"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    from jupyter_core.paths import ENV_CONFIG_PATH
+
+    config = json.loads((Path(ENV_CONFIG_PATH[0]) / "jupyter_server_config.d" / "tool-calling-course.json").read_text())
+    assert config == {"ServerApp": {"jpserver_extensions": {"course_lib.lab_edition": True}}}
+    from course_lib import lab_edition
+
+    assert lab_edition._jupyter_server_extension_points() == [{"module": "course_lib.lab_edition"}]

@@ -115,6 +115,11 @@ class Hub:
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory, course_repo) -> Hub:
+    yield from _run_hub(tmp_path_factory, course_repo)
+
+
+def _run_hub(tmp_path_factory, course_repo: str, **settings: str):
+    """`make hub` (python -m workshop.hub) on free ports with WORKSHOP_* `settings`, until the generator closes."""
     try:
         import jupyterhub  # noqa: F401
         import nbgitpuller  # noqa: F401
@@ -130,7 +135,7 @@ def hub(tmp_path_factory, course_repo) -> Hub:
     state = tmp_path_factory.mktemp("hub")
     port = _free_ports()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("WORKSHOP_", "OPENAI_", "COURSE_"))}
-    env.update(WORKSHOP_COURSE_REPO=course_repo, PYTHONUNBUFFERED="1")
+    env.update(WORKSHOP_COURSE_REPO=course_repo, PYTHONUNBUFFERED="1", **settings)
     process = subprocess.Popen([sys.executable, "-m", "workshop.hub", "--port", str(port), "--state", str(state)],
                                cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True)  # fmt: skip
@@ -331,6 +336,42 @@ def test_a_learner_logs_in_with_chromium_and_lands_on_notebook_00_with_no_pop_up
     assert not [t for t in toasts if "news" in t.lower()], toasts
     assert fetch_news == "false"  # the course's override, as the learner's server serves it
     assert (hub.home("dee") / TARGET / NOTEBOOK).is_file()
+    # The English edition lands on JupyterLab's own language: no locale was written for the learner.
+    assert not (hub.home("dee") / ".jupyter/lab/user-settings/@jupyterlab/translation-extension").exists()
+
+
+@pytest.fixture(scope="module")
+def zh_hub(tmp_path_factory, course_repo) -> Hub:
+    """The same hub for a 简体中文 workshop (WORKSHOP_EDITION=zh-CN in its settings)."""
+    yield from _run_hub(tmp_path_factory, course_repo, WORKSHOP_EDITION="zh-CN")
+
+
+def test_a_zh_cn_workshop_lands_the_learner_on_the_twin_with_jupyterlab_in_chinese(zh_hub, browser):
+    notebook = "notebooks/zh-CN/00_map_and_first_run.ipynb"
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, locale="en-US")  # an English browser
+    try:
+        page = context.new_page()
+        page.set_default_timeout(STEP_MS)
+        _log_in(page, zh_hub, "fei", zh_hub.password)
+        # nbgitpuller pulls the course, then hands over to course/zh-CN/…, which sets JupyterLab's
+        # locale for the learner and redirects to the notebook in lab/tree.
+        page.wait_for_url(re.compile(rf"/user/fei/lab/tree/{TARGET}/{re.escape(notebook)}"), timeout=STEP_MS)
+        page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=STEP_MS)
+        menus = page.locator("#jp-menu-panel .lm-MenuBar-itemLabel").all_inner_texts()
+        SCREENSHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "hub-first-screen-zh-CN.png"))
+        locale = page.evaluate("""async () => {
+            const xsrf = (document.cookie.match(/(?:^|; )_xsrf=([^;]*)/) || [])[1] || '';
+            const r = await fetch('/user/fei/lab/api/settings/@jupyterlab/translation-extension:plugin',
+                                  {headers: {'X-XSRFToken': decodeURIComponent(xsrf)}});
+            const text = await r.text();
+            try { return JSON.parse(text).settings.locale; } catch (e) { return r.status + ' ' + text.slice(0, 300); }
+        }""")
+    finally:
+        context.close()
+    assert locale == "zh_CN"  # JupyterLab's own translation setting, as the learner's server serves it
+    assert menus[:2] == ["文件", "编辑"], menus  # drawn from the zh_CN language pack
+    assert (zh_hub.home("fei") / TARGET / notebook).is_file()
 
 
 def _run_in_kernel(learner: Learner, source: str) -> str:
@@ -441,9 +482,14 @@ def test_the_default_url_is_the_git_pull_link_binder_links_hands_out():
         sys.path.remove(str(REPO / "binder"))
     for edition, folder in (("en", "notebooks"), ("zh-CN", "notebooks/zh-CN")):
         config = _load_config(WORKSHOP_EDITION=edition)
-        link = links.git_pull_link(links.current_repo(), f"{folder}/00_map_and_first_run.ipynb")
+        link = links.git_pull_link(links.current_repo(), f"{folder}/00_map_and_first_run.ipynb", edition)
         assert link.endswith(config.Spawner.default_url), (link, config.Spawner.default_url)
         assert link.startswith(f"{links.HUB_PLACEHOLDER}/hub/user-redirect/git-pull?")
+        # English lands in lab/tree as before; zh-CN through the course's server extension, which it loads.
+        entry = {"en": "lab/tree", "zh-CN": "course/zh-CN"}[edition]
+        assert f"&urlpath={entry}/{TARGET}/{folder}/" in config.Spawner.default_url
+        loads = "--ServerApp.jpserver_extensions=course_lib.lab_edition=True" in config.Spawner.args
+        assert loads is (edition == "zh-CN")
 
 
 def test_the_config_refuses_to_start_without_a_password():

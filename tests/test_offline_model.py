@@ -81,6 +81,14 @@ def test_read_request_yields_a_function_call_with_json_arguments(client):
         ("看一下notes.txt最后3行", {"path": "notes.txt", "tail": 3}),
         ("Read /workspace/notes.txt. I only need the first line.", {"path": "/workspace/notes.txt", "head": 1}),
         ("Show /data/2024/report-7.txt", {"path": "/data/2024/report-7.txt"}),  # numbers in a path are no range
+        # a span of lines: read from the top down to its last line; the answer cuts the span out
+        ("Show lines 3 to 5 of /workspace/notes.txt", {"path": "/workspace/notes.txt", "head": 5}),
+        ("Show line 3 through line 12 of notes.txt", {"path": "notes.txt", "head": 12}),
+        ("Read lines 4-6 of notes.txt", {"path": "notes.txt", "head": 6}),
+        ("What is between lines two and five of notes.txt?", {"path": "notes.txt", "head": 5}),
+        ("What does line 4 of /workspace/notes.txt say?", {"path": "/workspace/notes.txt", "head": 4}),
+        ("Show lines 1 to 5 of notes.txt", {"path": "notes.txt", "head": 5}),  # from line 1: a head count
+        ("Show line 1 of notes.txt", {"path": "notes.txt", "head": 1}),
     ],
 )
 def test_ranges_and_paths_come_from_the_request(client, prompt, arguments):
@@ -244,6 +252,53 @@ def test_answer_quotes_the_exact_tool_output(client):
         f"Here are the first 20 lines of /workspace/notes.txt, as returned by fs__read_text_file:\n\n{NOTES}"
     )
     assert calls_of(response) == []
+
+
+@pytest.mark.parametrize(
+    ("prompt", "output", "text"),
+    [
+        ("Show lines 2 to 3 of /workspace/notes.txt", NOTES,
+         "Here are lines 2 to 3 of /workspace/notes.txt, cut from what fs__read_text_file returned (it cannot read "
+         "only those lines):\n\nbeta\ngamma"),
+        ("What does line 2 of /workspace/notes.txt say?", "alpha\nbeta",
+         "Here is line 2 of /workspace/notes.txt, cut from what fs__read_text_file returned (it cannot read only "
+         "that line):\n\nbeta"),
+        ("Show lines 2 to 9 of /workspace/notes.txt", NOTES,
+         "Here are lines 2 to 3 of /workspace/notes.txt, cut from what fs__read_text_file returned (it cannot read "
+         "only those lines):\n\nbeta\ngamma\n\n/workspace/notes.txt has only 3 lines as fs__read_text_file returned it."),
+        ("Show line 7 of /workspace/notes.txt", NOTES,
+         "/workspace/notes.txt has only 3 lines as fs__read_text_file returned it, so there is no line 7."),
+        ("Show line 7 of /workspace/notes.txt", "alpha",
+         "/workspace/notes.txt has only 1 line as fs__read_text_file returned it, so there is no line 7."),
+    ],
+)
+def test_a_span_of_lines_is_cut_from_what_the_tool_returned_and_said_so(client, prompt, output, text):
+    assert feed_back(client, prompt, output).output_text == text
+
+
+def test_a_span_whose_call_the_app_changed_is_described_as_it_was_read(client):
+    text = "Show lines 3 to 5 of /workspace/notes.txt"
+    call = ask(client, text).output[0].to_dict()
+    call["arguments"] = '{"path":"/workspace/notes.txt","tail":2}'  # the app chose another range
+    context = [{"role": "user", "content": text}, call,
+               {"type": "function_call_output", "call_id": call["call_id"], "output": "l4\nl5"}]
+    response = client.responses.create(model=MODEL, input=context, tools=[reader_tool()])
+    assert response.output_text == (
+        "Here are the last 2 lines of /workspace/notes.txt, as returned by fs__read_text_file:\n\nl4\nl5")
+
+
+@pytest.mark.parametrize("head", ["20", 0, 2.5, True])
+def test_a_head_that_is_no_count_is_named_as_sent_never_read_as_the_whole_file(client, head):
+    text = "Show the first 20 lines of /workspace/notes.txt"
+    call = ask(client, text).output[0].to_dict()
+    call["arguments"] = json.dumps({"path": "/workspace/notes.txt", "head": head})  # as a learner's code may send it
+    refused = json.dumps({"ok": False, "error": {"code": "INVALID_INPUT", "message": "head: expected an integer"}})
+    context = [{"role": "user", "content": text}, call,
+               {"type": "function_call_output", "call_id": call["call_id"], "output": refused}]
+    answer = client.responses.create(model=MODEL, input=context, tools=[reader_tool()]).output_text
+    assert answer.startswith("The tool fs__read_text_file reported an error when asked for /workspace/notes.txt "
+                             f"with head {json.dumps(head)}.\nError code: INVALID_INPUT")
+    assert "contents" not in answer.splitlines()[0]
 
 
 def test_answer_accepts_the_typed_call_item_and_ok_data_envelope(client):

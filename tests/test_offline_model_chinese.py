@@ -104,7 +104,14 @@ REQUESTS = [  # (request, [(path, head, tail)]) with the default reader (head/ta
     ("显示 /workspace/notes.txt 的 10 行", [(P, 10, None)]),  # a bare count reads from the top
     ("读 /workspace/notes.txt，只要 3 行", [(P, 3, None)]),
     ("/workspace/notes.txt 有 30 行，读前 5 行", [(P, 5, None)]),  # "has 30 lines" is not a request
-    ("读取 /workspace/notes.txt 的第三行", [(P, None, None)]),  # line N (N > 1) is no head/tail: read whole
+    # a span of lines: read from the top down to its last line (the answer cuts the span out, below)
+    ("读取 /workspace/notes.txt 的第三行", [(P, 3, None)]),
+    ("读取 /workspace/notes.txt 的第 3 到第 5 行", [(P, 5, None)]),
+    ("读取 /workspace/notes.txt 的第3行到第5行", [(P, 5, None)]),
+    ("显示 /workspace/notes.txt 第三至第十二行", [(P, 12, None)]),
+    ("读取 /workspace/notes.txt 的第 5 到第 3 行", [(P, 5, None)]),  # written backwards: the same span
+    ("读取 /workspace/notes.txt 的第 1 到第 5 行", [(P, 5, None)]),  # from line 1: the first 5 lines
+    ("读取 a.txt 的第 4 行和 b.txt 的最后 2 行", [("a.txt", 4, None), ("b.txt", None, 2)]),
 ]
 
 
@@ -181,6 +188,15 @@ ANSWERS = [  # (request, outputs, the exact answer)
      f"工具 {R} 在被要求读取 /workspace/gone.txt 的全部内容时报告了错误。\n错误代码：NOT_FOUND\n"
      "错误信息：no such file\n我没能读取这个文件，所以不会对它的内容作任何说明。\n"
      "下一步：检查路径（文件可能已被移动或改名），再用正确的路径重新提问。"),
+    # a span of lines the call could not carry (head reads from the top): cut out, and said so
+    ("读取 /workspace/notes.txt 的第 2 到第 3 行", [ok({"text": NOTES})],
+     f"以下是 {P} 的第 2 到第 3 行，从 {R} 返回的内容中截取（它不能只读这几行）：\n\nbeta\ngamma"),
+    ("读取 /workspace/notes.txt 的第二行", [ok({"text": "alpha\nbeta"})],
+     f"以下是 {P} 的第 2 行，从 {R} 返回的内容中截取（它不能只读这一行）：\n\nbeta"),
+    ("读取 /workspace/notes.txt 的第 2 到第 5 行", [ok({"text": NOTES})],
+     f"以下是 {P} 的第 2 到第 3 行，从 {R} 返回的内容中截取（它不能只读这几行）：\n\nbeta\ngamma\n\n"
+     f"按 {R} 返回的内容，{P} 只有 3 行。"),
+    ("读取 /workspace/notes.txt 的第 7 行", [ok({"text": NOTES})], f"按 {R} 返回的内容，{P} 只有 3 行，没有第 7 行。"),
     ("读取 a.txt 的前 1 行和 b.txt 的最后 3 行", [ok({"text": "A"}), fail("NOT_FOUND", "b.txt: no such file")],
      f"以下是 a.txt 的第一行，由 {R} 返回：\n\nA\n\n工具 {R} 在被要求读取 b.txt 的最后 3 行时报告了错误。\n"
      "错误代码：NOT_FOUND\n错误信息：b.txt: no such file\n我没能读取这个文件，所以不会对它的内容作任何说明。"),
@@ -191,6 +207,36 @@ ANSWERS = [  # (request, outputs, the exact answer)
 def test_the_answer_is_in_chinese_and_quotes_only_the_output(client, request_text, outputs, text):
     response = answer(client, request_text, outputs)
     assert calls_of(response) == [] and response.output_text == text
+
+
+def test_a_span_of_lines_with_a_reader_that_has_no_head_is_cut_from_the_whole_file(client):
+    whole = {"type": "function", "name": "read_file", "description": "Read a text file.",
+             "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}
+    first = ask(client, "读取 a.txt 的第 2 到第 3 行", [whole])
+    assert calls_of(first) == [("read_file", {"path": "a.txt"})]
+    response = answer(client, "读取 a.txt 的第 2 到第 3 行", ["l1\nl2\nl3\nl4"], [whole])
+    assert response.output_text == "以下是 a.txt 的第 2 到第 3 行，从 read_file 返回的内容中截取（它不能只读这几行）：\n\nl2\nl3"
+
+
+def test_a_span_whose_call_the_app_changed_is_described_as_it_was_read(client):
+    text = "读取 /workspace/notes.txt 的第 2 到第 3 行"
+    call = ask(client, text).output[0].to_dict()
+    call["arguments"] = json.dumps({"path": P, "head": 1})  # the app narrowed the read itself
+    context = [{"role": "user", "content": text}, call,
+               {"type": "function_call_output", "call_id": call["call_id"], "output": ok({"text": "alpha"})}]
+    response = client.responses.create(model=MODEL, input=context, tools=[reader()])
+    assert response.output_text == f"以下是 {P} 的第一行，由 {R} 返回：\n\nalpha"
+
+
+def test_a_head_that_is_no_count_is_named_as_sent_in_chinese_too(client):
+    text = "显示 /workspace/notes.txt 的前 20 行"
+    call = ask(client, text).output[0].to_dict()
+    call["arguments"] = json.dumps({"path": P, "head": "20"})  # a string, as notebook 02 sends it
+    context = [{"role": "user", "content": text}, call, {"type": "function_call_output", "call_id": call["call_id"],
+                                                         "output": fail("INVALID_INPUT", "head: expected an integer")}]
+    response = client.responses.create(model=MODEL, input=context, tools=[reader()])
+    assert response.output_text.startswith(f'工具 {R} 在被要求读取 {P}（head 为 "20"）时报告了错误。\n错误代码：INVALID_INPUT')
+    assert "全部内容" not in response.output_text
 
 
 def test_the_same_results_for_an_english_request_keep_the_english_formats(client):

@@ -15,6 +15,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
 PYTHON = ".venv/bin/python"
+# The Inspector declares node >= 22.19: the README starts it with the project-local Node 22, never the PATH's node.
+INSPECTOR = re.escape("tests/node/node_modules/.bin/node tests/node/node_modules/.bin/mcp-inspector")
 
 
 def _blocks(lang: str) -> list[str]:
@@ -134,7 +136,7 @@ def test_the_offline_model_server_and_the_curl_example(venv_python):
 
 
 def test_the_fs_server_command_and_the_inspector_commands(venv_python, node_tools):
-    commands = re.findall(r"`(tests/node/node_modules/\.bin/mcp-inspector --cli \.venv[^`]+)`", README)
+    commands = re.findall(rf"`({INSPECTOR} --cli \.venv[^`]+)`", README)
     assert len(commands) == 2
     for command in commands:
         done = subprocess.run(shlex.split(command), cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -145,6 +147,15 @@ def test_the_fs_server_command_and_the_inspector_commands(venv_python, node_tool
     assert stdio == f"{PYTHON} -m course_lib.fs_server --root fixtures/workspace"
     done = subprocess.run(shlex.split(stdio), cwd=REPO, input="", capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout == ""  # clean exit on end of input, nothing but protocol on stdout
+
+
+def test_every_inspector_command_runs_on_the_project_node_in_both_readmes():
+    zh = (REPO / "README.zh-CN.md").read_text(encoding="utf-8")
+    for text in (README, zh):
+        shown = re.findall(r"`([^`]*mcp-inspector --cli[^`]*)`", text)
+        assert len(shown) == 3 and all(re.match(INSPECTOR, command) for command in shown)
+    assert re.findall(r"`([^`]*mcp-inspector --cli[^`]*)`", zh) == re.findall(r"`([^`]*mcp-inspector --cli[^`]*)`", README)
+    assert (REPO / "tests/node/package.json").read_text().count('"node": "22.') == 1  # the Node 22 that command names
 
 
 def test_the_verify_commands(venv_python):
@@ -165,7 +176,7 @@ def test_every_make_target_in_the_readme_exists():
 def test_the_http_server_command_and_the_inspector_over_http(venv_python, node_tools):
     serve = _blocks("sh")[0].strip()
     assert serve == f"{PYTHON} -m course_lib.fs_server --root fixtures/workspace --http 8765"
-    [inspect] = re.findall(r"`(tests/node/node_modules/\.bin/mcp-inspector --cli http[^`]+)`", README)
+    [inspect] = re.findall(rf"`({INSPECTOR} --cli http[^`]+)`", README)
     port = _free_port()
     server = subprocess.Popen(shlex.split(serve.replace("8765", str(port))), cwd=REPO, stderr=subprocess.DEVNULL)
     try:

@@ -459,7 +459,9 @@ def test_the_chinese_readme_has_the_same_two_commands_and_its_binder_links_check
     quick = re.findall(r"```bash\n(.*?)```", readme, re.S)[0]
     assert [line.split("#")[0].strip() for line in quick.splitlines() if line.strip()] == ["make lab", "make test"]
     assert "README.zh-CN.md" in binder_links.FILES and binder_links.problems() == []
-    assert "(https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=lab/tree/notebooks/zh-CN/00_map_and_first_run.ipynb)" in readme
+    # The zh-CN links enter through the course's server extension: JupyterLab in Chinese, then the notebook.
+    assert "(https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=course/zh-CN/notebooks/zh-CN/00_map_and_first_run.ipynb)" in readme
+    assert "urlpath=lab/tree/" not in readme
     for target in re.findall(r"`make ([a-z-]+)`", readme):
         assert re.search(rf"^{target}:", (REPO / "Makefile").read_text(encoding="utf-8"), re.M), target
     english = (REPO / "README.md").read_text(encoding="utf-8")
@@ -499,6 +501,35 @@ def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
         f"README.zh-CN.md: no Binder link for notebooks/zh-CN/{name}",
         f"notebooks/zh-CN/INSTRUCTOR.md: opens notebooks/{name}, not its notebooks/zh-CN edition",
         f"notebooks/zh-CN/INSTRUCTOR.md: no Binder link for notebooks/zh-CN/{name}"]
+
+
+def test_the_link_check_wants_the_chinese_links_to_enter_in_chinese_and_the_english_to_stay(tmp_path):
+    for name in ("README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, tmp_path / name)
+    for notebook in [*(REPO / "notebooks").glob("[0-9]*.ipynb"), *(REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb")]:
+        (tmp_path / notebook.relative_to(REPO)).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / notebook.relative_to(REPO)).touch()
+    name = "02_parsing_arguments.ipynb"
+    zh_readme, zh_guide, en_readme = (tmp_path / "README.zh-CN.md", tmp_path / "notebooks/zh-CN/INSTRUCTOR.md",
+                                      tmp_path / "README.md")  # fmt: skip
+    zh_readme.write_text(zh_readme.read_text(encoding="utf-8").replace(  # a zh link that opens JupyterLab in English
+        f"urlpath=course/zh-CN/notebooks/zh-CN/{name}", f"urlpath=lab/tree/notebooks/zh-CN/{name}"), encoding="utf-8")
+    zh_guide.write_text(zh_guide.read_text(encoding="utf-8").replace(  # the same in a hub link of the guide
+        f"urlpath=course/zh-CN/tool-calling-course/notebooks/zh-CN/{name}",
+        f"urlpath=lab/tree/tool-calling-course/notebooks/zh-CN/{name}"), encoding="utf-8")
+    en_readme.write_text(en_readme.read_text(encoding="utf-8").replace(  # English links stay lab/tree
+        f"urlpath=lab/tree/notebooks/{name}", f"urlpath=course/zh-CN/notebooks/{name}"), encoding="utf-8")
+    assert binder_links.problems(tmp_path) == [
+        f"README.md: the Binder link for notebooks/{name} enters through course/zh-CN, not lab/tree",
+        f"README.zh-CN.md: the Binder link for notebooks/zh-CN/{name} enters through lab/tree, not course/zh-CN",
+        f"notebooks/zh-CN/INSTRUCTOR.md: the nbgitpuller link for notebooks/zh-CN/{name} enters through lab/tree, "
+        "not course/zh-CN"]
+    # The entry the links name is the route the server extension answers.
+    from course_lib.lab_edition import entry_path
+
+    assert {edition: entry_path(edition, "x") for edition in binder_links.ENTRY} == {
+        edition: f"{entry}/x" for edition, entry in binder_links.ENTRY.items()}
 
 
 def test_the_glossary_is_held_against_course_libs_own_chinese(tmp_path, capsys):

@@ -33,6 +33,11 @@ from urllib.parse import urlencode
 COURSE_REPO = "https://github.com/OWNER/REPO"  # aimed by `python binder/links.py org/name`
 TARGET = "tool-calling-course"  # the folder nbgitpuller makes in each home
 NOTEBOOK_00 = {"en": "notebooks/00_map_and_first_run.ipynb", "zh-CN": "notebooks/zh-CN/00_map_and_first_run.ipynb"}
+# Where a learner enters their server: JupyterLab itself, or for zh-CN the course's server extension
+# (course_lib.lab_edition), which sets JupyterLab's own language to Chinese, then opens lab/tree/<path>
+# (binder/links.py's ENTRY: the Chinese guide's links enter the same way).
+ENTRY = {"en": "lab/tree", "zh-CN": "course/zh-CN"}
+LAB_EDITION = "course_lib.lab_edition"
 PROGRESS_IN_HOME = ".tool-calling-course/progress.sqlite3"  # course_lib.progress.IN_HOME
 
 # Per learner, from benchmarks/workshop.py (notebooks 00, 06, 09 through this hub, 1–8 learners at
@@ -93,7 +98,8 @@ repo = settings.get("WORKSHOP_COURSE_REPO", COURSE_REPO)
 def git_pull_path(notebook):
     """The path (under a learner's server) that pulls the course into their home, then opens `notebook`.
     binder/links.py builds the same link for handing out (tests/test_hub.py checks they agree)."""
-    query = urlencode({"repo": repo, "targetpath": TARGET, "urlpath": f"lab/tree/{TARGET}/{notebook}"}, safe="/:")
+    query = urlencode({"repo": repo, "targetpath": TARGET, "urlpath": f"{ENTRY[edition]}/{TARGET}/{notebook}"},
+                      safe="/:")  # fmt: skip
     return f"/git-pull?{query}"
 
 
@@ -112,16 +118,20 @@ c.JupyterHub.template_vars = {"announcement_login": {
 
 # ---- where a learner lands: their own copy of the course, on notebook 00 -----------------------
 # The first visit clones the course into ~/tool-calling-course (nbgitpuller); later visits pull
-# the instructor's changes and never overwrite the learner's own edits.
+# the instructor's changes and never overwrite the learner's own edits. A zh-CN learner lands in
+# JupyterLab with its menus in Chinese (ENTRY).
 c.Spawner.default_url = git_pull_path(NOTEBOOK_00[edition])
 # The "Jupyter news?" pop-up is answered "no" where the course is installed (binder/lab_settings.py,
 # run by binder/postBuild, workshop/tljh.sh and `make hub`): it is a file of the environment, not
 # of the hub. A spawn on a machine with thirty learners starting at once can take a while.
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 120
-c.Spawner.args = [f"--MappingKernelManager.cull_idle_timeout={KERNEL_IDLE_TIMEOUT}",
-                  "--MappingKernelManager.cull_interval=300", "--MappingKernelManager.cull_connected=True",
-                  "--MappingKernelManager.cull_busy=False"]  # fmt: skip
+learner_args = [f"--MappingKernelManager.cull_idle_timeout={KERNEL_IDLE_TIMEOUT}",
+                "--MappingKernelManager.cull_interval=300", "--MappingKernelManager.cull_connected=True",
+                "--MappingKernelManager.cull_busy=False"]  # fmt: skip
+if edition != "en":  # the landing goes through the extension: load it even where lab_settings.py did not enable it
+    learner_args.append(f"--ServerApp.jpserver_extensions={LAB_EDITION}=True")
+c.Spawner.args = learner_args
 
 # ---- one learner's share of the machine ---------------------------------------------------------
 # Enforced by TLJH's systemd spawner and by Kubernetes; the local spawner only passes them on

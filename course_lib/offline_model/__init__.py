@@ -15,8 +15,10 @@ or a strict tool's schema that breaks strict mode's rules), then behaves like a 
   string (pydantic-ai's `{"error": "<JSON>"}`), an MCP result object or content blocks, or
   structured content as JSON (`{"path": …, "text": …}`: the `text` is quoted, never the JSON);
 - otherwise it reads the latest user message, finds the file paths and line ranges in it
-  ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行"), picks a
-  file-reading tool among the declared function tools and emits one `function_call` per read;
+  ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行", "lines 3 to 5",
+  "第 4 行"), picks a file-reading tool among the declared function tools and emits one
+  `function_call` per read (a span of lines after the first, which no `head`/`tail` can carry, is
+  read with `head` up to its last line, or whole when the tool has no `head`);
 - with no path it asks which file; with no usable tool it says so. It never invents a path,
   an argument value or file content;
 - a `tool_choice` that forces a call ("required", a named function, allowed tools in "required"
@@ -48,9 +50,16 @@ Answer formats (notebooks may rely on them; P is the path, T the tool name, read
   "the last N lines of P", "the contents of P" (no head/tail), "Here is the first line of P" (N = 1);
   a call without a path argument: "Here is what T returned for <arguments text>:\\n\\n<text>";
   an empty output: "T returned no text for the first N lines of P."
+- a span of lines the call could not carry ("lines 3 to 5", "line 4": the call read from the top):
+  "Here are lines A to B of P, cut from what T returned (it cannot read only those lines):\n\n<those
+  lines of the output text>" ("Here is line A of P, … (it cannot read only that line):"); a span
+  that runs past the end of the text is cut at its end, followed by "P has only K lines as T
+  returned it."; one that starts past it: "P has only K lines as T returned it, so there is no line
+  A." A call whose range the app changed is described as it was read (the formats above).
 - error: "The tool T reported an error when asked for the first N lines of P.\\nError code: C\\n
   Error message: M\\nI could not read the file, so I won't say anything about what it contains."
-  (no "Error code" line when the output has no code). An error in any other shape than the course
+  (no "Error code" line when the output has no code; a head or tail that is no count of lines,
+  `"20"` or 0, is named as it was sent: "when asked for P with head "20"", "P（head 为 "20"）"). An error in any other shape than the course
   host's `{"ok": false, …}` envelope (whose `retryable` drives the host's own retries) ends with one
   more line, "What to try next: …", chosen by its code (NOT_FOUND: check the path; FORBIDDEN: ask
   for a file the tool may read; INVALID_INPUT: correct what the message names; TIMEOUT,
@@ -70,6 +79,8 @@ counts as digits or 一 … 二十 and 两) and answers in the language of the l
 when it holds Chinese characters outside `code`; paths are ASCII). Every format above has a twin,
 quoting the same output and refusing the same guesses (`wording`: one table of both languages):
 "以下是 P 的前 N 行，由 T 返回：" (… 的最后 N 行 / 的第一行 / 的最后一行 / 的全部内容), "T 没有针对 … 返回任何文本。",
+"以下是 P 的第 A 到第 B 行，从 T 返回的内容中截取（它不能只读这几行）：" (one line: "以下是 P 的第 A 行，…（它不能只读
+这一行）："), "按 T 返回的内容，P 只有 K 行。", "按 T 返回的内容，P 只有 K 行，没有第 A 行。",
 "工具 T 在被要求读取 P 的前 N 行时报告了错误。" with "错误代码：C", "错误信息：M", "我没能读取这个文件，所以不会对它
 的内容作任何说明。" and "下一步：…"; writes "以下是 T 针对 P 的修改返回的内容：", "修改没有完成：什么都没有保存。";
 no path "要读取哪个文件？请告诉我它的路径；我不会猜测路径。". Error codes, tool names and paths stay as they are.
@@ -99,11 +110,17 @@ file (a file-read request keeps every behaviour above), the model makes the assi
    server declares it over MCP): that gets a fresh key made from the tool and the other values
    ("key-" + 24 hex digits), so the same proposal sent again carries the same key.
 
-A Chinese question gets the same moves over the same English notes: its key terms go through a
-small, explicit bilingual table of the course's concepts (`terms.ZH_TERMS`: 幂等键 → idempotency key,
-批准 → approval, 重试 → retries, …), so the search `query` is English; a Chinese stretch the table
-does not know is kept as written and, absent from the notes, counts as not mentioned. (A real model
-translates the query itself; the table is the offline model's stand-in and knows only what it lists.)
+A Chinese question gets the same moves, searched in Chinese first: its key terms are the
+glossary's Chinese concepts and the other runs of Chinese as written (`terms.key_terms`: 审批 → 批准,
+"幂等键怎么解决重复写入？" → 幂等键 重复 写入), and the notes search matches them by character bigrams,
+so the zh-CN edition's Chinese notes are found, read and quoted. Only when that search finds
+nothing (English notes hold no Chinese bigrams) does the model search once more with the same
+concepts in the English words of the course's notes, through a small, explicit bilingual table
+(`terms.ZH_TERMS` via `terms.bridged_terms`: 幂等键 → idempotency key, 批准 → approval, 重试 →
+retries, …), and then looks for those English words in what it reads. A Chinese stretch the table
+does not know stays as written in both searches and, absent from the notes, counts as not
+mentioned. (A real model translates the query itself; the table is the offline model's stand-in and
+knows only what it lists.)
 The answer is "根据你的笔记：", the same verbatim sentences "- <sentence> [<path>]", then "来源：<paths>";
 or "证据不足：<why>。我不会凭记忆回答。"; gaps: "我建议保存这个学习缺口，等你批准后再保存：…", then
 "已将学习缺口保存为记录 <id>。". Gap requests in Chinese: "哪里理解得不完整", "保存一个学习缺口", "薄弱", "没掌握".

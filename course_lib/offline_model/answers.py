@@ -4,6 +4,8 @@
 host forwarded; each result becomes one paragraph tied to its call by `call_id`, in the answer
 formats the package docstring lists. A tool that changes data gets its own wording: a failed write
 is reported as a change not made, never as a file that could not be read, and never as a success.
+A span of lines the request asked for ("lines 3 to 5") that the call could not carry (a reader
+reads from the top) is cut out of the returned text, and the answer says it was.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-from course_lib.offline_model.reading import base_name
+from course_lib.offline_model.reading import _arguments, _extract_reads, _last_turn, _latest_user_text, base_name
 from course_lib.offline_model.tool_output import read_output
 from course_lib.offline_model.wording import next_step, say
 
@@ -39,7 +41,8 @@ def _path_argument(arguments: dict) -> str | None:
 
 
 def _what_was_read(arguments: dict, lang: str = "en") -> str | None:
-    """"the first 20 lines of /workspace/notes.txt", from the call's own arguments."""
+    """"the first 20 lines of /workspace/notes.txt", from the call's own arguments; a head or tail
+    that is no count of lines (`"20"`, 0, 2.5) is named as it was sent, never read as the whole file."""
     path = _path_argument(arguments)
     if path is None:
         return None
@@ -47,7 +50,47 @@ def _what_was_read(arguments: dict, lang: str = "en") -> str | None:
         n = arguments.get(kind)
         if isinstance(n, int) and not isinstance(n, bool) and n > 0:
             return say(f"{kind}_one", lang, path=path) if n == 1 else say(f"{kind}_n", lang, path=path, n=n)
+    for kind in ("head", "tail"):
+        if arguments.get(kind) is not None:
+            value = json.dumps(arguments[kind], ensure_ascii=False)
+            return say("with_range", lang, path=path, kind=kind, value=value)
     return say("whole", lang, path=path)
+
+
+def _describe_span(call: dict, path: str, span: tuple[int, int], text: str, lang: str = "en") -> str:
+    """Lines `span` (first, last) of a successful read, cut from the text the tool returned (which
+    holds the file from its first line), and said so; past the end of that text, said so instead."""
+    first, last = span
+    lines = text.splitlines()
+    if len(lines) < first:
+        return say("past_end_one" if len(lines) == 1 else "past_end", lang, path=path, tool=call["name"],
+                   count=len(lines), first=first)  # fmt: skip
+    shown = min(last, len(lines))
+    cut = "\n".join(lines[first - 1 : shown])
+    key = "line_cut" if first == shown else "lines_cut"
+    answer = say(key, lang, path=path, tool=call["name"], first=first, last=shown, text=cut)
+    return answer + (say("ends_at", lang, path=path, tool=call["name"], count=len(lines)) if shown < last else "")
+
+
+def _asked_spans(items: list[dict], tools: list[dict]) -> dict[str, tuple[int, int]]:
+    """call_id → the span of lines the request asked for, for each call of the latest turn that is
+    exactly the call made for that span (`reading._arguments`); a call whose range the app changed
+    is left out, so it is described as it was read."""
+    spans = [read for read in _extract_reads(_latest_user_text(items)) if read[1] == "lines"]
+    declared = {tool["name"]: tool for tool in tools}
+    found: dict[str, tuple[int, int]] = {}
+    for item in _last_turn(items):
+        if item["kind"] != "call" or item["name"] not in declared:
+            continue
+        try:
+            arguments = json.loads(item["arguments"])
+        except ValueError:
+            continue
+        match = next((read for read in spans if _arguments(declared[item["name"]], read) == arguments), None)
+        if match is not None:
+            spans.remove(match)
+            found[item["call_id"]] = match[2]
+    return found
 
 
 def _changes_data(name: str, tools: list[dict]) -> bool:
@@ -89,9 +132,11 @@ def _describe_write(call: dict, path: str | None, ok: bool, text: str, code: str
     return "\n".join(_error_lines(call, asked, code, text, lang) + [_write_not_done(failure or code, lang)] + advice)
 
 
-def _describe_result(call: dict, output: str, writes: bool = False, lang: str = "en") -> str:
+def _describe_result(call: dict, output: str, writes: bool = False, lang: str = "en",
+                     span: tuple[int, int] | None = None) -> str:  # fmt: skip
     """One paragraph about one result: its exact text on success, the error on failure. `writes`:
-    the tool changes data (see `_changes_data`); `lang`: the language of the request."""
+    the tool changes data (see `_changes_data`); `lang`: the language of the request; `span`: the
+    lines the request asked for, which the call could not carry (`_asked_spans`)."""
     try:
         arguments = json.loads(call["arguments"])
     except ValueError:
@@ -108,8 +153,10 @@ def _describe_result(call: dict, output: str, writes: bool = False, lang: str = 
     what = _what_was_read(arguments, lang)
     if ok and not text:
         return say("no_text", lang, tool=call["name"], target=what or call["arguments"])
+    if ok and span and (path := _path_argument(arguments)):
+        return _describe_span(call, path, span, text, lang)
     if ok and what:
-        return say("read_ok", lang, be="is" if " line of " in what else "are", what=what, tool=call["name"], text=text)
+        return say("read_ok", lang, be="are" if " lines of " in what or what.startswith("the contents") else "is", what=what, tool=call["name"], text=text)
     if ok:
         return say("returned", lang, tool=call["name"], target=call["arguments"], text=text)
     asked = say("asked_read", lang, what=what) if what else say("asked_args", lang, arguments=call["arguments"])
@@ -121,8 +168,11 @@ def _answer_from_outputs(items: list[dict], outputs: list[dict], tools: list[dic
     """One paragraph per result, in input order, each tied to its call by call_id; `tools` tell
     which calls changed data; `lang`: the language of the request."""
     calls = {item["call_id"]: item for item in items if item["kind"] == "call"}
+    spans = _asked_spans(items, tools)
     paragraphs = []
     for output in outputs:
         call = calls[output["call_id"]]
-        paragraphs.append(_describe_result(call, output["text"], _changes_data(call["name"], tools), lang))
+        writes = _changes_data(call["name"], tools)
+        span = None if writes else spans.get(call["call_id"])
+        paragraphs.append(_describe_result(call, output["text"], writes, lang, span))
     return "\n\n".join(paragraphs)

@@ -1,10 +1,13 @@
 """Understanding a file-read request: which files, which lines, and which declared tool reads them.
 
 Paths and line ranges ("first 20 lines of /workspace/notes.txt", "last 3 lines of b.txt", "前5行",
-"最后三行", "第一行", "a.txt 和 b.txt 的前 3 行") come from the latest user message, in English or
-Chinese (counts as digits or as the numerals 一 … 二十 and 两; a path is ASCII); the reader is a
-declared function tool that reads a file's text, with a property that takes the path. Arguments
-follow that tool's own schema.
+"最后三行", "第一行", "a.txt 和 b.txt 的前 3 行", "lines 3 to 5", "line 4", "第 3 到第 5 行", "第四行") come
+from the latest user message, in English or Chinese (counts as digits or as the numerals 一 … 二十 and
+两; a path is ASCII); the reader is a declared function tool that reads a file's text, with a
+property that takes the path. Arguments follow that tool's own schema: a span of lines that does not
+start at line 1 is read with `head` up to its last line when the tool has `head` (a reader reads
+from the top or the end, never from the middle), else whole; the answer cuts the span out
+(`answers`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,17 @@ _RANGES = [  # (kind, pattern); the number is group 1, a missing number means 1 
     ("tail", re.compile(r"\b(?:last|final|bottom)\s+line\b()", re.I)),
     ("head", re.compile(rf"(?:最前面|前面|开头|头|前)\s*的?\s*{_NUM}\s*行")),
     ("tail", re.compile(rf"(?:最后|倒数|最末|后面|末尾|结尾|后)\s*的?\s*{_NUM}\s*行")),
-    ("head", re.compile(r"第\s*(?:一|1)\s*行()")),  # "第一行": the first line ("第三行" is not a head count)
+    # (the first line, "第一行", is a span of `_SPANS` from line 1: a head count)
+]
+# Spans of lines, checked before the counts above: (first, last) are groups 1 and 2 (one line: group 1 only).
+# A span from line 1 is a head count ("第 1 到第 5 行" is "前 5 行"); a line before 1 is no line at all.
+_TO = r"\s*(?:to|through|thru|until|till|-|–|—|~)\s*"
+_SPANS = [
+    re.compile(rf"第\s*{_NUM}\s*行?\s*(?:到|至|-|–|—|~|～)\s*第?\s*{_NUM}\s*行"),  # 第 3 到第 5 行, 第3-5行
+    re.compile(rf"\blines?\s+{_NUM}{_TO}(?:line\s+)?{_NUM}\b", re.I),  # lines 3 to 5, line 3 to line 5
+    re.compile(rf"\bbetween\s+lines?\s+{_NUM}\s+and\s+(?:line\s+)?{_NUM}\b", re.I),
+    re.compile(rf"第\s*{_NUM}\s*行"),  # 第四行, 第 4 行
+    re.compile(rf"\bline\s+(?:no\.?\s*|number\s+|#\s*)?{_NUM}\b", re.I),  # line 4
 ]
 # "a.txt 和 b.txt 的前 3 行": a range after paths joined by 和/、 is for each of them
 _ZH_JOINED = re.compile(r"\s*(?:和|与|跟|及|以及|、)\s*")
@@ -75,9 +88,16 @@ def _find_paths(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def _find_ranges(masked: str) -> list[tuple[int, int, str, int]]:
-    """Line ranges (start, end, "head"/"tail", n) in text whose paths are blanked out."""
+def _find_ranges(masked: str) -> list[tuple[int, int, str, int | tuple[int, int]]]:
+    """Line ranges (start, end, kind, n) in text whose paths are blanked out: ("head"/"tail", count),
+    or ("lines", (first, last)) for a span of lines that starts after line 1 (`_SPANS`)."""
     ranges, taken = [], set()
+    for pattern in _SPANS:
+        for m in pattern.finditer(masked):
+            first, last = sorted((_number(m.group(1)), _number(m.group(m.lastindex or 1))))
+            if first >= 1 and not taken & set(range(*m.span())):
+                ranges.append((m.start(), m.end(), *(("head", last) if first == 1 else ("lines", (first, last)))))
+                taken |= set(range(*m.span()))
     for kind, pattern in _RANGES:
         for m in pattern.finditer(masked):
             if not taken & set(range(*m.span())):
@@ -99,8 +119,9 @@ def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
     return max(a[0] - b[1], b[0] - a[1], 0)
 
 
-def _extract_reads(text: str) -> list[tuple[str, str | None, int | None]]:
-    """The reads a request asks for: (path, "head"/"tail"/None, line count or None), in order.
+def _extract_reads(text: str) -> list[tuple[str, str | None, int | tuple[int, int] | None]]:
+    """The reads a request asks for, in order: (path, "head"/"tail", line count), (path, "lines",
+    (first, last)) for a span of lines after the first, or (path, None, None) for the whole file.
 
     A range belongs to the closest path in its own clause; a range in a clause without a path
     ("Read a.txt. Only the first 5 lines.") applies to every path that has no range of its own,
@@ -247,14 +268,18 @@ def _find_reader_tool(tools: list[dict], text: str) -> dict | None:
     return max(readers, key=score, default=None)  # max keeps the first of equals: declaration order
 
 
-def _arguments(tool: dict, read: tuple[str, str | None, int | None]) -> dict[str, Any]:
+def _arguments(tool: dict, read: tuple[str, str | None, int | tuple[int, int] | None]) -> dict[str, Any]:
     """Arguments for one read, in schema property order; head/tail only if the schema has them.
+    A span of lines ("lines", (first, last)) is read with `head` = last when the tool has `head`
+    (it reads from the top: enough lines to hold the span), else whole; the answer cuts the span out.
     A tool in strict mode gets every property, with null for the ones not used (strict has no
     "absent"). Strict mode is the mode in effect: an omitted `strict` on a strict-compatible schema
     is strict in the Responses API (`validation.strict_in_effect`)."""
     path, kind, n = read
     values = {_path_property(tool): path}
-    if kind in _properties(tool):
+    if kind == "lines" and isinstance(n, tuple) and "head" in _properties(tool):
+        values["head"] = n[1]
+    elif kind in ("head", "tail") and kind in _properties(tool):
         values[kind] = n
     strict = strict_in_effect(tool)
     return {name: values.get(name) for name in _properties(tool) if name in values or strict}

@@ -32,8 +32,22 @@ _TEXT: dict[str, dict[str, str]] = {
     "tail_one": {"en": "the last line of {path}", "zh": "{path} 的最后一行"},
     "tail_n": {"en": "the last {n} lines of {path}", "zh": "{path} 的最后 {n} 行"},
     "whole": {"en": "the contents of {path}", "zh": "{path} 的全部内容"},
+    "with_range": {"en": "{path} with {kind} {value}", "zh": "{path}（{kind} 为 {value}）"},
     # ---- a result ----
     "read_ok": {"en": "Here {be} {what}, as returned by {tool}:\n\n{text}", "zh": "以下是 {what}，由 {tool} 返回：\n\n{text}"},
+    # a span of lines the call could not carry, cut from what the tool returned (answers._describe_span)
+    "lines_cut": {"en": "Here are lines {first} to {last} of {path}, cut from what {tool} returned (it cannot read only "
+                        "those lines):\n\n{text}",
+                  "zh": "以下是 {path} 的第 {first} 到第 {last} 行，从 {tool} 返回的内容中截取（它不能只读这几行）：\n\n{text}"},
+    "line_cut": {"en": "Here is line {first} of {path}, cut from what {tool} returned (it cannot read only that "
+                       "line):\n\n{text}",
+                 "zh": "以下是 {path} 的第 {first} 行，从 {tool} 返回的内容中截取（它不能只读这一行）：\n\n{text}"},
+    "ends_at": {"en": "\n\n{path} has only {count} lines as {tool} returned it.",
+                "zh": "\n\n按 {tool} 返回的内容，{path} 只有 {count} 行。"},
+    "past_end": {"en": "{path} has only {count} lines as {tool} returned it, so there is no line {first}.",
+                 "zh": "按 {tool} 返回的内容，{path} 只有 {count} 行，没有第 {first} 行。"},
+    "past_end_one": {"en": "{path} has only 1 line as {tool} returned it, so there is no line {first}.",
+                     "zh": "按 {tool} 返回的内容，{path} 只有 1 行，没有第 {first} 行。"},
     "returned": {"en": "Here is what {tool} returned for {target}:\n\n{text}",
                  "zh": "以下是 {tool} 针对 {target}返回的内容：\n\n{text}"},
     "change_to": {"en": "the change to {path}", "zh": "{path} 的修改"},
