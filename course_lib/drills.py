@@ -59,7 +59,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "serial_slow": ("Ops says: reading three short files takes several seconds and costs far more tokens than expected.",
                     "运维说：读三个很短的文件要好几秒，花的 token 也远超预期。"),
     "blind_retry": ("The user confirmed one learning gap; their list now shows it twice.",
-                    "用户确认了一个学习薄弱点；现在列表里它出现了两次。"),
+                    "用户确认了一个学习缺口；现在列表里它出现了两次。"),
     "injection": ("The user says: after I asked to read an email, my notes.txt was replaced by one line. Every test "
                   "of the write tool passes.",
                   "用户说：我让助手读了一封邮件之后，我的 notes.txt 被替换成了一行字。写工具的每个测试都通过了。"),
@@ -69,7 +69,7 @@ shown only while its English is the recorded one (a re-recorded, reworded report
 
 AFTER_THE_RUN = {
     "server log": "服务器日志",
-    "learning gaps stored": "已保存的学习薄弱点",
+    "learning gaps stored": "已保存的学习缺口",
     "audit log": "审计日志",
     "first line of /workspace/notes.txt now": "/workspace/notes.txt 现在的第一行",
     "how the app's loop ended": "应用的循环是怎样结束的",
