@@ -184,8 +184,8 @@ def check_links(fn: Any) -> bool:
                               "links 仍然返回起始代码里的 (...)：返回一个 dict {call_id: JSON-RPC id}"))
         plain = as_dict(answer)
         if plain is None:
-            return failed(say("links must return a dict {call_id: JSON-RPC id}, got {kind}",
-                              "links 必须返回一个 dict {call_id: JSON-RPC id}，得到的是 {kind}", kind=type_name(answer))
+            return failed(say("links must return a dict {{call_id: JSON-RPC id}}, got {kind}",
+                              "links 必须返回一个 dict {{call_id: JSON-RPC id}}，得到的是 {kind}", kind=type_name(answer))
                           + returned_early(answer))
         if (problem := _links_problem(run, kept, about, plain)) is not None:
             return failed(problem)

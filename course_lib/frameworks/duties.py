@@ -208,7 +208,8 @@ def column(runs: FrameworkRuns) -> dict[str, tuple[str, str]]:
         "raised": (_raised(runs), runs.raised.section if runs.raised else ""),
         "structured": (_structured(runs.structured), runs.structured.section if runs.structured else ""),
         "approval": (_approval(runs.approval), runs.approval.section if runs.approval else ""),
-        "hidden": (_hidden(runs, read, refused), where),
+        "hidden": (_hidden(runs, read, refused), where + (f", {runs.raised.section}" if runs.raised and
+                   say("the exception's message", "异常的消息") in _hidden(runs, read, refused) else "")),
     }
     cells.update({duty: note for duty, note in runs.notes.items() if duty in cells})
     return cells

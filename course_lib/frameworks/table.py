@@ -25,7 +25,7 @@ from typing import Any
 
 from course_lib.frameworks.bench import Run
 from course_lib.frameworks.trace import CallTrace, calls, failure_marked, output_text
-from course_lib.lang import pad, say
+from course_lib.lang import display_width, pad, say
 
 WIDTH = 62  # characters of "what crossed" per row
 
@@ -149,7 +149,7 @@ def show_wire(run: Run, *, tasks: list[str] | None = None, call_ids: list[str] |
     """Print the run's table: each call (of the tasks named, or the call ids given, or all), its rows
     in the order they crossed. A task that made no call is said so (nothing crossed to the server)."""
     traces = [t for t in calls(run) if call_ids is None or t.call_id in call_ids]
-    print(f"── {run.label} " + "─" * max(0, 96 - len(run.label)))
+    print(f"── {run.label} " + "─" * max(0, 96 - display_width(run.label)))
     header = (say("kind", "种类"), say("object", "对象"), "id", say("what crossed", "线上内容"))
     widths = (8, 22, 19)
     print("".join(pad(h, w) for h, w in zip(header, widths)) + header[3])
