@@ -259,3 +259,15 @@ def test_the_bench_is_offline_and_says_when_a_part_does_not_start(bench, monkeyp
         broken.start()
     with pytest.raises(BenchError, match="not started"):
         broken.model_url  # noqa: B018 - the property raises
+
+
+def test_the_http_tap_answers_400_to_a_body_it_cannot_read(bench):
+    import socket
+
+    host, port = "127.0.0.1", bench.model_tap.port
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(b"POST /v1/responses HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+        answer = b""
+        while chunk := sock.recv(4096):  # the tap closes the connection after answering
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400") and b"could not read the request body" in answer

@@ -144,7 +144,11 @@ class Bench:
 
     @property
     def model_url(self) -> str:
-        """The offline model's base URL, through the tap (`OPENAI_BASE_URL` for any client)."""
+        """The offline model's base URL, through the tap (`OPENAI_BASE_URL` for any client).
+
+        Raises:
+            BenchError: the bench is not started.
+        """
         if self.model_tap is None:
             raise BenchError("the bench is not started: use `with Bench() as bench:`")
         return self.model_tap.url + "/v1"
@@ -196,7 +200,11 @@ class Bench:
 
     @contextmanager
     def run(self, label: str) -> Iterator[Run]:
-        """Collect what crosses while the block runs into the `Run` it yields (filled in at the end)."""
+        """Collect what crosses while the block runs into the `Run` it yields (filled in at the end).
+
+        Raises:
+            BenchError: the bench is not started.
+        """
         if self.model_tap is None:
             raise BenchError("the bench is not started: use `with Bench() as bench:`")
         model_from = len(self.model_tap.exchanges)
@@ -229,7 +237,7 @@ class Bench:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink,
                                        cwd=self.workspace)  # fmt: skip
         self._processes.append(process)
-        deadline = time.monotonic() + _START_TIMEOUT
+        deadline, text = time.monotonic() + _START_TIMEOUT, ""
         while time.monotonic() < deadline:
             text = errors.read_text(encoding="utf-8", errors="replace")
             if found := re.search(listening, text):

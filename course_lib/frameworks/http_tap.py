@@ -95,7 +95,12 @@ def _handler_for(tap: HttpTap) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"  # keep-alive, as every client here expects
 
         def _forward(self) -> None:
-            body = self._body()
+            try:
+                body = self._body()
+            except ValueError:  # a chunk size that is no number: the request cannot be read, so say so
+                self.close_connection = True
+                self._answer(400, b"the tap could not read the request body")
+                return
             headers = {k: v for k, v in self.headers.items() if k.lower() not in _NOT_FORWARDED}
             index = tap._begin(HttpExchange(self.command, self.path.split("?")[0], _json(body), 0, None))
             request = tap._client.build_request(self.command, tap.upstream + self.path, headers=headers, content=body)
@@ -104,7 +109,7 @@ def _handler_for(tap: HttpTap) -> type[BaseHTTPRequestHandler]:
             except httpx.HTTPError as error:  # upstream down: say so in the shape of an HTTP answer
                 text = f"the tap could not reach {tap.upstream}: {error}".encode()
                 tap._finish(index, 502, text)
-                self._reply(502, {"content-type": "text/plain"}, iter([text]))
+                self._answer(502, text)
                 return
             try:
                 chunks: list[bytes] = []
@@ -122,6 +127,13 @@ def _handler_for(tap: HttpTap) -> type[BaseHTTPRequestHandler]:
                     tap._finish(index, response.status_code, b"".join(chunks))
             finally:
                 response.close()
+
+        def _answer(self, status: int, text: bytes) -> None:
+            """The tap's own answer (plain text), to a client that may already be gone."""
+            try:
+                self._reply(status, {"content-type": "text/plain"}, iter([text]))
+            except OSError:
+                self.close_connection = True
 
         def _body(self) -> bytes:
             if "chunked" in self.headers.get("transfer-encoding", "").lower():
