@@ -611,3 +611,102 @@ def test_tool_annotations_are_hints_and_the_type_leaves_every_hint_unset():
     assert all(mcp_types.ToolAnnotations.model_fields[name].default is None for name in hints), claim
     aliases = {mcp_types.ToolAnnotations.model_fields[name].alias for name in hints}
     assert aliases == {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}, claim
+
+
+# ---- frameworks: what notebook 09b says the Agents SDK, pydantic-ai and Mastra do ---------------------
+
+
+def test_the_agents_sdk_starts_a_stdio_server_with_the_default_errlog_and_has_no_option_for_it():
+    from agents.mcp import MCPServerStdio
+
+    claim = "09b §2 / course_lib.frameworks.agents_sdk: LoggedMCPServerStdio only adds errlog to the SDK's own call"
+    assert "return stdio_client(self.params)" in inspect.getsource(MCPServerStdio.create_streams), claim
+    assert "errlog" not in inspect.signature(MCPServerStdio.__init__).parameters, claim
+
+
+def test_the_agents_sdk_forwards_an_error_result_s_text_and_hides_a_tool_exception():
+    from agents.mcp.util import MCPUtil
+    from agents.tool import default_tool_error_function
+
+    source = inspect.getsource(MCPUtil.invoke_mcp_tool)
+    claim = "09b §2: structured content only for a result that is not isError; an error goes as its text"
+    assert "server.use_structured_content and structured_content and not result_is_error(result)" in source, claim
+    claim = "09b §8: a function tool that raises reaches the model as one fixed sentence"
+    assert default_tool_error_function(None, PermissionError("FORBIDDEN: x")) == \
+        "An error occurred while running the tool. Please try again.", claim
+
+
+def test_the_agents_sdk_output_type_is_a_strict_json_schema_named_final_output_and_bad_json_raises():
+    from agents import AgentOutputSchema
+    from agents.exceptions import ModelBehaviorError
+    from agents.models import openai_responses
+    from pydantic import BaseModel
+
+    class FileRead(BaseModel):
+        ok: bool
+
+    claim = "09b §6: output_type goes as text.format json_schema named final_output"
+    assert '"name": "final_output"' in inspect.getsource(openai_responses), claim
+    schema = AgentOutputSchema(FileRead)
+    assert schema.is_strict_json_schema(), claim
+    with pytest.raises(ModelBehaviorError):  # 09b §6: a reply that fails validation raises in your code
+        schema.validate_json("not json")
+
+
+def test_the_agents_sdk_approval_api_notebook_09b_uses():
+    from agents.mcp import MCPServerStdio
+    from agents.run_state import RunState
+
+    claim = "09b §7: require_approval on an MCP server; RunState.approve / reject resume the run"
+    assert "require_approval" in inspect.signature(MCPServerStdio.__init__).parameters, claim
+    assert callable(RunState.approve) and "rejection_message" in inspect.signature(RunState.reject).parameters, claim
+
+
+def test_pydantic_ai_makes_a_refused_mcp_call_a_retry_and_validates_output_with_one_retry():
+    from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, NativeOutput
+    from pydantic_ai.exceptions import UnexpectedModelBehavior
+    from pydantic_ai.mcp import MCPToolset
+    from pydantic_ai.messages import ModelResponse, TextPart
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic import BaseModel
+
+    claim = "09b §4: MCPToolset turns an isError result into ModelRetry (tool_error_behavior 'retry' by default)"
+    assert inspect.signature(MCPToolset.__init__).parameters["tool_error_behavior"].default == "retry", claim
+
+    class FileRead(BaseModel):
+        ok: bool
+
+    asked = []
+
+    def never_json(messages, info):
+        asked.append(len(messages))
+        return ModelResponse(parts=[TextPart("not json")])
+
+    claim = "09b §6: pydantic-ai validates a structured answer and asks once more before it gives up"
+    with pytest.raises(UnexpectedModelBehavior, match=r"Exceeded maximum output retries \(1\)"):
+        Agent(FunctionModel(never_json), output_type=NativeOutput(FileRead)).run_sync("x")
+    assert len(asked) == 2, claim
+    assert DeferredToolRequests and DeferredToolResults  # 09b §7: the deferred-tool approval API
+
+
+def _mastra_dist(package: str) -> str:
+    from pathlib import Path
+
+    from course_lib.paths import node_dir
+
+    dist = Path(node_dir()) / "node_modules" / package / "dist"
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace") for path in dist.glob("*.js"))
+
+
+def test_mastra_facts_notebook_09b_states(node_tools):
+    from course_lib.frameworks.mastra import ensure_mastra
+
+    ensure_mastra()
+    core = _mastra_dist("@mastra/core")
+    claim = "09b §5 / course_lib.frameworks.mastra: Mastra reports usage to PostHog unless MASTRA_TELEMETRY_DISABLED"
+    assert 'process.env["MASTRA_TELEMETRY_DISABLED"]' in core and "https://us.posthog.com" in core, claim
+    claim = "09b §7 (and the report's offline-model finding): a declined call reaches the model as this sentence"
+    assert 'DEFAULT_TOOL_DECLINE_REASON = "Tool call was not approved by the user"' in core, claim
+    mcp = _mastra_dist("@mastra/mcp")
+    claim = "09b §5: Mastra's MCP client throws on isError unless onToolError is 'return'"
+    assert 'this.onToolError = server.onToolError ?? "throw"' in mcp, claim

@@ -94,7 +94,7 @@ def test_the_other_figures_equal_the_english_ones():
         return [n for n in NUMBER.findall(after_table)]
 
     assert prose_figures(CHINESE) == prose_figures(ENGLISH)
-    assert "40" in prose_figures(ENGLISH) and "16" in prose_figures(ENGLISH)
+    assert "40" in prose_figures(ENGLISH) and "17" in prose_figures(ENGLISH)
 
 
 def test_commands_and_code_are_unchanged():
@@ -114,7 +114,7 @@ def test_commands_and_code_are_unchanged():
 def test_its_binder_links_open_the_twins_and_are_checked_and_aimed(tmp_path):
     assert "notebooks/zh-CN/INSTRUCTOR.md" in binder_links.FILES
     assert binder_links.problems() == []
-    opened = re.findall(r"mybinder\.org/\S+?urlpath=lab/tree/(\S+?\.ipynb)", CHINESE)
+    opened = re.findall(r"mybinder\.org/\S+?urlpath=course/zh-CN/(\S+?\.ipynb)", CHINESE)
     assert [Path(path).name for path in opened] == NOTEBOOKS
     assert [path for path in opened if (REPO / "notebooks" / "zh-CN" / Path(path).name).exists()] == \
            [f"notebooks/zh-CN/{name}" for name in NOTEBOOKS if (REPO / "notebooks" / "zh-CN" / name).exists()]  # fmt: skip
