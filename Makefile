@@ -70,7 +70,7 @@ hub: $(VENV)/.installed  ## a workshop JupyterHub on http://127.0.0.1:8000 (work
 	$(BIN)/python -m workshop.hub $(HUB_ARGS)
 
 binder-requirements:  ## re-pin binder/requirements.txt from pyproject.toml in a fresh Python 3.12 venv
-	rm -rf build/binder-venv && python3.12 -m venv build/binder-venv
+	rm -rf build/binder-venv && $${PYTHON312:-python3.12} -m venv build/binder-venv
 	build/binder-venv/bin/python -m pip install --quiet . nbgitpuller  # nbgitpuller: the workshop image (workshop/kubernetes) pulls the course with it
 	{ sed -n '1,2p' binder/requirements.txt; build/binder-venv/bin/python -m pip freeze --exclude tool-calling-course; } > build/requirements.txt
 	mv build/requirements.txt binder/requirements.txt && rm -rf build/binder-venv
