@@ -219,3 +219,15 @@ def test_a_required_idempotency_key_is_filled_with_a_fresh_deterministic_key():
     optional = {**GAP_TOOL, "parameters": {**GAP_TOOL["parameters"], "required": ["topic"]}}
     assert "idempotency_key" not in _fill(optional, values)  # not required: the model leaves it to the host
     assert _fill(GAP_TOOL, {**values, "idempotency_key": "given-by-host"})["idempotency_key"] == "given-by-host"
+
+
+@pytest.mark.parametrize("declined", [
+    "Tool call was not approved by the user",  # Mastra's default decline
+    "Tool execution was not approved.",  # the Agents SDK's
+    "The tool call was denied.",  # pydantic-ai's
+])  # fmt: skip
+def test_a_frameworks_declined_approval_is_read_as_nothing_run_never_as_file_content(declined):
+    from course_lib.offline_model.tool_output import read_output
+
+    reading = read_output(declined)
+    assert not reading.ok and reading.kind == "FORBIDDEN" and reading.code is None

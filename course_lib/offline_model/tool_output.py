@@ -31,7 +31,8 @@ INVALID, DENIED…), so a note whose first line is "TODO: …" or "NOTE: …" is
 
 Plain words count too, as a model reads them: a one-line output that opens as a refusal or an
 error does ("Access denied …", "Permission denied", "ENOENT: …", "Cannot specify both head and tail
-parameters simultaneously", "No such file …", "Unknown tool: …", "… timed out …"; the openings are
+parameters simultaneously", "No such file …", "Unknown tool: …", "… timed out …", a framework's
+declined approval "Tool execution was not approved."; the openings are
 in `_OPENINGS`, taken from the real messages of `fixtures/refusal_corpus.json`), and so does a
 longer one in a framework's error form (a pydantic validation report, a retry request). Its `kind`
 (FORBIDDEN, NOT_FOUND, INVALID_INPUT, TIMEOUT) is the model's understanding, used to say what to
@@ -61,7 +62,10 @@ _ERROR_PREFIX = re.compile(r"\s*(?:error (?:executing|calling) tool [^:\n]*|erro
 # fixtures/refusal_corpus.json), and the kind of failure each means; None: a failure of no known kind.
 _OPENINGS = [(re.compile(pattern, re.I), kind) for pattern, kind in [
     (r"(?:access|permission) denied|operation not permitted|not (?:allowed|permitted)\b|forbidden\b"
-     r"|unauthori[sz]ed|path outside allowed", "FORBIDDEN"),
+     r"|unauthori[sz]ed|path outside allowed"
+     # a framework's decline of an approval (Mastra, the Agents SDK, pydantic-ai): nothing ran
+     r"|(?:the )?tool (?:call|execution) (?:was|has been) (?:not approved|denied|declined|rejected)"
+     r"|not approved by the user", "FORBIDDEN"),
     (r"(?:file |path |tool )?not found\b|no such (?:file|directory|tool)|unknown tool\b|tool '[^']*' not found"
      r"|(?:file|path|directory) .* does not exist", "NOT_FOUND"),
     (r"tool '[^']*' timed out|(?:the )?(?:request|operation|call|read|tool) timed out|timed out after\b"
