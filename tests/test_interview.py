@@ -286,7 +286,7 @@ def test_the_study_sheet_prints_in_chinese(zh, capsys):
     interview.main()
     out = capsys.readouterr().out
     assert out.count("30 秒回答：\n") == 16 and out.count("简短回答：\n") == 2  # cards 2 and 3 are two-minute cards
-    assert "原文高频面试题第 15 题" in out and "十五题之外的追问：认证" in out
+    assert "原文高频面试题第 15 题" in out and "十五题之外的追问：鉴权" in out
     assert "30-second answer" not in out and "See it in the course" not in out
 
 

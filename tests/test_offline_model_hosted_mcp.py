@@ -77,7 +77,7 @@ def test_the_platform_lists_calls_and_answers_from_the_real_output(client, files
     listing, call, _ = response.output
     assert isinstance(listing, McpListTools) and [tool.name for tool in listing.tools] == ["read_text_file"]
     assert listing.tools[0].input_schema["properties"]["path"]["type"] == "string"  # the server's real schema
-    assert listing.tools[0].annotations == {"readOnlyHint": True}
+    assert listing.tools[0].annotations == {"readOnlyHint": True, "openWorldHint": False}
     assert isinstance(call, McpCall) and call.server_label == "files" and call.status == "completed"
     assert json.loads(call.arguments) == {"path": "/workspace/notes.txt", "head": 3}  # text, as in function_call
     assert call.output == FIRST_3 and call.error is None

@@ -139,7 +139,8 @@ def test_what_the_model_read_is_labelled_in_chinese_and_quoted_as_sent(zh_b):
 
 def test_the_english_outputs_of_06b_keep_the_english(en_b):
     assert "read, as declared, nothing untrusted yet         approval: no\n" in en_b["31eb8632"]
-    assert "read, closed world (as the app knows), after it  approval: no\n" in en_b["31eb8632"]
+    assert "read, as declared, right after the email         approval: no\n" in en_b["31eb8632"]
+    assert "read, openWorldHint left out, after it           approval: yes\n" in en_b["31eb8632"]
     assert "  first save (its answer is lost)   key op-0001              → written\n" in en_b["8c0f9f1a"]
     assert "  reminders stored: 3 (the user asked for 2)\n" in en_b["8c0f9f1a"]
     assert "after 23 h: replayed   writes: 1\n" in en_b["0425f3c5"]
