@@ -13,7 +13,8 @@ server-sent event stream as its text). Headers are forwarded but not kept (they 
 
 Responses are passed on as they arrive, chunk by chunk, so a streamed answer or a long-lived MCP
 event stream is not held back; an exchange is in `exchanges` from its request on, with its
-`response` filled in when the response ends (as `HttpCapture` does). Upstream is asked for an
+`response` filled in as the response ends, before its last chunk is sent, so a client that has
+read a whole answer finds it recorded (as `HttpCapture` does). Upstream is asked for an
 uncompressed body, so what is recorded is what the client read.
 """
 
@@ -118,6 +119,9 @@ def _handler_for(tap: HttpTap) -> type[BaseHTTPRequestHandler]:
                     for chunk in response.iter_raw():
                         chunks.append(chunk)
                         yield chunk
+                    # recorded before the last chunk goes out: a client that has read the whole answer
+                    # finds it in `exchanges` (the `finally` below records what a broken answer carried)
+                    tap._finish(index, response.status_code, b"".join(chunks))
 
                 try:
                     self._reply(response.status_code, response.headers, passing())
