@@ -9,14 +9,16 @@ pydantic-ai and Mastra, on the offline model and the course's files server, with
     table        show_wire(run): the same rule / value / result table for every framework
     duties       duty_table(...): who carries each duty, measured on the runs
     mastra       run_mastra(bench, tasks): the TypeScript script in tests/node/frameworks, on Node 22
+    versions     show_versions(): each framework's installed version, and the Node that runs Mastra
     agents_sdk   KeepsFailures: the Agents SDK's stdio server with a refusal kept a failure (imports `agents`)
 """
 
-from course_lib.frameworks.bench import Bench, BenchError, Run, StdioServer, show_versions
+from course_lib.frameworks.bench import Bench, BenchError, Run, StdioServer
 from course_lib.frameworks.duties import Approval, FrameworkRuns, Shown, duty_table
 from course_lib.frameworks.mastra import MastraFailed, run_mastra, show_source
 from course_lib.frameworks.table import show_wire
 from course_lib.frameworks.trace import CallTrace, calls, failure_marked, roundtrip
+from course_lib.frameworks.versions import show_versions
 
 __all__ = ["Approval", "Bench", "BenchError", "CallTrace", "FrameworkRuns", "MastraFailed", "Run", "Shown",
            "StdioServer", "calls", "duty_table", "failure_marked", "roundtrip", "run_mastra", "show_source",
