@@ -366,7 +366,7 @@ def check_diagnoses(answers: dict[str, tuple[str, str]]) -> bool:
             why = expected.confusions.get(letter) or say(f"look at the evidence again: {expected.evidence}",
                                                          f"再看一遍证据：{expected.evidence}")
             return failed(say(f"{name}: not row {letter} ({ROWS[letter].symptom}) — {why}.",
-                              f"{name}：不是 {letter} 行（{ROWS[letter].source}）——{why}。"))
+                              f"{name}：不是 {letter} 行（{ROWS[letter].source}）：{why}。"))
         if check not in ROWS[letter].checks:
             return failed(say(f"{name}: {check!r} is not one of row {letter}'s checks: {', '.join(ROWS[letter].checks)}.",
                               f"{name}：{check!r} 不是 {letter} 行要检查的项；它们是：{'、'.join(map(_glossed, ROWS[letter].checks))}。"))

@@ -168,7 +168,7 @@ def test_a_chinese_trace_opens_with_the_chinese_report_and_chinese_labels(zh, ca
     out = capsys.readouterr().out
     assert "── 工具调用 call_save_gap：" in out and "   执行器 trace-0001：允许列表 ok → 解析 ok" in out
     assert "批准 ok → 执行 TIMEOUT" in out and "allowlist" not in out  # the step names are the glossary's
-    assert "── 运行之后：已保存的学习薄弱点" in out and "   结果：" in out
+    assert "── 运行之后：已保存的学习缺口" in out and "   结果：" in out
     assert "trace-0001 call_save_gap save_learning_gap: timed out after 0.25s" in out  # the server's log line, as logged
 
 
@@ -221,9 +221,9 @@ def test_the_chinese_check_explains_real_wrong_diagnoses(zh, capsys):
     answers = dict(drills.SOLUTION)
     assert drills.check_diagnoses({**answers, "wrong_tool": ("D", "call_id")}) is False
     out = capsys.readouterr().out
-    assert "wrong_tool：不是 D 行（工具成功但回答错误）——工具确实成功了，但它是错的工具" in out
+    assert "wrong_tool：不是 D 行（工具成功但回答错误）：工具确实成功了，但它是错的工具" in out
     assert drills.check_diagnoses({**answers, "serial_slow": ("H", "identity")}) is False
-    assert "serial_slow：不是 H 行（测试正常但线上越权）——再看一遍证据：三次互不依赖的读取" in capsys.readouterr().out
+    assert "serial_slow：不是 H 行（测试正常但线上越权）：再看一遍证据：三次互不依赖的读取" in capsys.readouterr().out
     assert drills.check_diagnoses({**answers, "blind_retry": ("F", "status query")}) is False
     out = capsys.readouterr().out
     assert "blind_retry：F 行是对的，但应该先检查 'idempotency key'（幂等键），不是 'status query'：超时意味着" in out

@@ -147,3 +147,17 @@ def test_the_pattern_finds_chinese_and_leaves_english_and_symbols_alone():
     assert CJK.findall("a (只暴露所需的工具), b（脱敏）。") == ["只暴露所需的工具", "（脱敏）。"]
     assert CJK.findall("→ ≥ ✓ ✗ ── … · ’") == []
     assert CJK.findall("read 只 text") == ["只"]
+
+
+ZH_STYLE_FILES = [*sorted((REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb")), REPO / "notebooks" / "zh-CN" / "INSTRUCTOR.md",
+                  REPO / "README.zh-CN.md", *sorted((REPO / "course_lib").rglob("*.py"))]
+
+
+@pytest.mark.parametrize("path", ZH_STYLE_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_the_chinese_text_is_written_without_the_double_dash(path):
+    """The zh-CN edition's style, as notebooks 00-05 first wrote it: commas, colons, parentheses or two
+    sentences, never "——" (nor a spaced " —— "), in the cells, the stored outputs, the guides and
+    every Chinese string course_lib prints."""
+    text = path.read_text(encoding="utf-8")
+    lines = [n for n, line in enumerate(text.splitlines(), 1) if "——" in line]
+    assert lines == [], f"{path.relative_to(REPO)}: '——' on lines {lines[:10]} (use ，：（） or two sentences)"

@@ -168,8 +168,8 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
                        " a JSON object ends at its own closing brace, and MCP's naming rule for tools allows only letters,"
                        " digits, '_', '-' and '.' — yet 'x{}' + '{}' + 'y' and 'x' + '{}' + '{}y' give the same id. Make it safe by construction: hash one JSON list [tool, arguments,"
                        " user], or put a separator no part can contain.",
-                       "有一点要注意：你的 id 把各部分直接连在一起，中间什么都没有。它在这里成立只是侥幸 —— 一个 JSON 对象"
-                       "在它自己的右花括号处结束，而 MCP 的工具命名规则只允许字母、数字、'_'、'-' 和 '.' —— 可是 "
+                       "有一点要注意：你的 id 把各部分直接连在一起，中间什么都没有。它在这里成立只是侥幸：一个 JSON 对象"
+                       "在它自己的右花括号处结束，而 MCP 的工具命名规则只允许字母、数字、'_'、'-' 和 '.'，可是 "
                        "'x{}' + '{}' + 'y' 和 'x' + '{}' + '{}y' 会得到同一个 id。让它在构造上就安全：对一个 JSON 列表 "
                        "[tool, arguments, user] 求哈希，或者在各部分之间放一个任何部分都不可能包含的分隔符。")
     return passed(message)

@@ -160,7 +160,7 @@ def _play_sequence(fn: Callable[..., Any], sequence: list[_Step], retention: flo
                 return say(f"run_once raised {_raised(error)}: the check calls run_once(records, key, arguments, "
                            "write, now=..., retention=...) — name the last two parameters now and retention.",
                            f"run_once 抛出了 {_raised(error)}：检查这样调用它：run_once(records, key, arguments, "
-                           "write, now=..., retention=...) —— 最后两个参数要叫 now 和 retention。")
+                           "write, now=..., retention=...)：最后两个参数要叫 now 和 retention。")
             got, raised = None, error
         except Exception as error:
             got, raised = None, error
@@ -284,7 +284,7 @@ def _must_write(why: str, step: _Step, model: _Model) -> str:
                    "只在 write() 返回之后才记住键。")
     return say(f"this call must write: {step.key} was never written before — another operation, even if its "
                "arguments are the same. Look records up by key, not by the arguments.",
-               f"这次调用必须写入：{step.key} 以前从未写入过 —— 这是另一次操作，哪怕参数相同。请按键查找记录，而不是按参数。")
+               f"这次调用必须写入：{step.key} 以前从未写入过。这是另一次操作，哪怕参数相同。请按键查找记录，而不是按参数。")
 
 
 def _written_again_hint(model: _Model, step: _Step) -> str:
