@@ -7,6 +7,7 @@ runs the SDK), never a copy of them.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import typing
@@ -684,7 +685,8 @@ def test_pydantic_ai_makes_a_refused_mcp_call_a_retry_and_validates_output_with_
 
     claim = "09b §6: pydantic-ai validates a structured answer and asks once more before it gives up"
     with pytest.raises(UnexpectedModelBehavior, match=r"Exceeded maximum output retries \(1\)"):
-        Agent(FunctionModel(never_json), output_type=NativeOutput(FileRead)).run_sync("x")
+        # run, not run_sync: run_sync leaves the event loop it made open (a ResourceWarning at some later test)
+        asyncio.run(Agent(FunctionModel(never_json), output_type=NativeOutput(FileRead)).run("x"))
     assert len(asked) == 2, claim
     assert DeferredToolRequests and DeferredToolResults  # 09b §7: the deferred-tool approval API
 
