@@ -20,7 +20,6 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from typing import Any
 
 import anyio
 from mcp import Client

@@ -29,7 +29,6 @@ import os
 import shutil
 import socket
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
@@ -44,20 +43,6 @@ NOTEBOOKS = ("notebooks/00_map_and_first_run.ipynb", "notebooks/06_approval_and_
              "notebooks/09_capstone_notes_assistant.ipynb")  # fmt: skip
 TARGET = "tool-calling-course"
 SAMPLE_SECONDS = 0.25
-
-
-def _course_repo(where: Path) -> str:
-    """A git repository of the checkout's tracked files: what nbgitpuller pulls."""
-    repo = where / "course"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True).stdout
-    for name in filter(None, tracked.split("\0")):
-        if (REPO / name).is_file():
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, repo / name)
-    for command in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
-                    ["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "commit", "-qm", "course"]):  # fmt: skip
-        subprocess.run(command, cwd=repo, check=True, capture_output=True)
-    return repo.as_uri()
 
 
 def _free_base(count: int = 4) -> int:
@@ -223,12 +208,14 @@ def rows_for(figures: dict[str, Any]) -> list[Row]:
 
 
 def run(quick: bool = False) -> list[Row]:
+    from workshop.learner import checkout_repo
+
     sizes, notebooks = ((1, 2), NOTEBOOKS[:1]) if quick else ((1, 4, 8), NOTEBOOKS)
     where = Path(tempfile.mkdtemp(prefix="workshop-bench-"))
     rows: list[Row] = []
     everything = []
     try:
-        course = _course_repo(where)
+        course = checkout_repo(where)
         for size in sizes:
             progress(f"workshop: {size} learner(s) (load {load_average()})")
             figures = room(size, notebooks, course, where)

@@ -25,6 +25,7 @@ import http
 import json
 import logging
 import re
+from collections.abc import Awaitable, Callable
 
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -128,13 +129,15 @@ def _replay(body: bytes, then: Receive, more_body: bool = False) -> Receive:
     return receive
 
 
-def _answering(send: Send, verdict: Verdict) -> Send:
-    """`send` for the SDK's answer to the empty body: its parse error becomes the verdict's answer,
-    with the SDK's headers (a session's `Mcp-Session-Id`); any other answer passes unchanged."""
+def _holding(send: Send, hold: Callable[[Message], bool],
+             finish: Callable[[list[Message], bytes], Awaitable[None]]) -> Send:
+    """`send` that holds back a response whose start `hold` picks, and once its body is complete calls
+    `finish(held, body)` (held: the start, then every body message) to send what should go instead;
+    any other response passes unchanged."""
     held: list[Message] = []
 
-    async def answering(message: Message) -> None:
-        if message["type"] == "http.response.start" and message["status"] == _REFUSED_STATUS:
+    async def holding(message: Message) -> None:
+        if message["type"] == "http.response.start" and hold(message):
             held.append(message)
             return
         if not held:
@@ -143,10 +146,23 @@ def _answering(send: Send, verdict: Verdict) -> Send:
         held.append(message)
         if message.get("more_body"):
             return
-        body = b"".join(m.get("body", b"") for m in held[1:])
+        await finish(held, b"".join(m.get("body", b"") for m in held[1:]))
+
+    return holding
+
+
+async def _send_all(send: Send, held: list[Message]) -> None:
+    for message in held:
+        await send(message)
+
+
+def _answering(send: Send, verdict: Verdict) -> Send:
+    """`send` for the SDK's answer to the empty body: its parse error becomes the verdict's answer,
+    with the SDK's headers (a session's `Mcp-Session-Id`); any other answer passes unchanged."""
+
+    async def answer(held: list[Message], body: bytes) -> None:
         if _error_code(body) != PARSE_ERROR:  # not the parse error the empty body was meant to draw
-            for held_message in held:
-                await send(held_message)
+            await _send_all(send, held)
             return
         if verdict.answers:
             answers = [a.model_dump(mode="json", by_alias=True, exclude_unset=True) for a in verdict.answers]
@@ -155,7 +171,7 @@ def _answering(send: Send, verdict: Verdict) -> Send:
             payload = verdict.refusal.model_dump_json(by_alias=True, exclude_unset=True).encode()
         await _send_json(send, held[0], _REFUSED_STATUS, payload)
 
-    return answering
+    return _holding(send, lambda start: start["status"] == _REFUSED_STATUS, answer)
 
 
 def _error_code(body: bytes) -> int | None:
@@ -181,21 +197,11 @@ def _refusals_as_json_rpc(send: Send, scope: Scope) -> Send:
     """`send` that turns every refusal (status >= 400) that is not JSON-RPC into a JSON-RPC error
     with the same status: plain text, an empty body, the SDK's OAuth 401. A 401 challenge to a
     request without credentials loses its error code (RFC 6750 §3.1)."""
-    held: list[Message] = []
     authorization = dict(scope["headers"]).get(b"authorization", b"")
     bearer = authorization[:7].lower() == b"bearer "
 
-    async def refusals(message: Message) -> None:
-        if message["type"] == "http.response.start" and message["status"] >= 400:
-            held.append(message)
-            return
-        if not held:
-            await send(message)
-            return
-        held.append(message)
-        if message.get("more_body"):
-            return
-        start, body = held[0], b"".join(m.get("body", b"") for m in held[1:])
+    async def refusal(held: list[Message], body: bytes) -> None:
+        start = held[0]
         status = start["status"]
         extra: list[tuple[bytes, bytes]] = []
         if status == 401:
@@ -207,15 +213,14 @@ def _refusals_as_json_rpc(send: Send, scope: Scope) -> Send:
             if challenge is not None and not bearer:
                 extra = [(b"www-authenticate", _without_error_code(challenge.decode("latin-1")).encode("latin-1"))]
         elif _is_json_rpc(body):
-            for held_message in held:
-                await send(held_message)
+            await _send_all(send, held)
             return
         else:
             text = _oauth_error(body) or body.decode("utf-8", "replace").strip() or http.HTTPStatus(status).phrase
         code = INTERNAL_ERROR if status >= 500 else INVALID_REQUEST
         await _send_json(send, start, status, error_bytes(code, text), extra)
 
-    return refusals
+    return _holding(send, lambda start: start["status"] >= 400, refusal)
 
 
 def _is_json_rpc(body: bytes) -> bool:

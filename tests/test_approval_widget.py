@@ -392,13 +392,8 @@ REPO = Path(__file__).resolve().parents[1]
 def lab_06(tmp_path):
     """A JupyterLab server over a copy of notebook 06; yields (base URL, token)."""
     import os
-    import secrets
-    import subprocess
-    import sys
-    import time
-    import urllib.request
 
-    from tests.test_browser import STARTUP_SECONDS, _free_port, _stop
+    from tests.test_browser import running_lab
 
     root = tmp_path / "root"
     (root / "notebooks").mkdir(parents=True)
@@ -414,33 +409,8 @@ def lab_06(tmp_path):
         ("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_DATA_DIR", "data"),
         ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("IPYTHONDIR", "ipython"), ("JUPYTERLAB_SETTINGS_DIR", "settings"))}
     env.pop("OPENAI_API_KEY", None)  # the stored run's offline model
-    port, token = _free_port(), secrets.token_hex(16)
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-               "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
-               ] + (["--allow-root"] if os.geteuid() == 0 else [])  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    with open(tmp_path / "lab.log", "wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
-                                   start_new_session=True)  # fmt: skip
-        try:
-            deadline = time.monotonic() + STARTUP_SECONDS
-            while True:
-                if process.poll() is not None:
-                    pytest.fail(f"JupyterLab exited with {process.returncode}:\n{(tmp_path / 'lab.log').read_text()[-3000:]}")
-                try:
-                    with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not answer within {STARTUP_SECONDS}s")
-                time.sleep(0.3)
-            yield url, token
-        finally:
-            _stop(process)
+    with running_lab(tmp_path, root, env) as served:
+        yield served
 
 
 _RUN_CELL = """async ([cellId, mode]) => {

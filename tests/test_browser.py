@@ -25,7 +25,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -101,29 +102,11 @@ def edition(request: pytest.FixtureRequest) -> dict[str, Any]:
     return EDITIONS[request.param]
 
 
-@pytest.fixture
-def lab(tmp_path: Path, edition: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """A JupyterLab server over a copy of notebook 08 (in its edition's folder); yields (base URL, token)."""
-    root = tmp_path / "root"
-    (root / edition["folder"]).mkdir(parents=True)
-    shutil.copy(REPO / edition["folder"] / NOTEBOOK, root / edition["folder"] / NOTEBOOK)
+@contextmanager
+def running_lab(tmp_path: Path, root: Path, env: dict[str, str], settings: Sequence[str] = ()) -> Iterator[tuple[str, str]]:
+    """JupyterLab serving `root` on a free port with `env` (its log in tmp_path/lab.log), until the block
+    ends; yields (base URL, token) once the server answers."""
     port, token = _free_port(), secrets.token_hex(16)
-    # No "Jupyter news?" toast over the widget (and no request for news): disable that plugin.
-    (tmp_path / "config" / "labconfig").mkdir(parents=True)
-    (tmp_path / "config" / "labconfig" / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
-    )
-    env = os.environ | {  # keep the user's Jupyter config, runtime and workspaces out of it
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"), "IPYTHONDIR": str(tmp_path / "ipython"),
-        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
-    }  # fmt: skip
-    # JupyterLab's own language comes from what `make lab` hands it for the edition (binder/lab_settings.py:
-    # an app settings folder of the zh-CN edition's own); the English edition gets no argument.
-    settings = subprocess.run([sys.executable, "binder/lab_settings.py", "--edition", edition["edition"]], cwd=REPO,
-                              env=env | {"JUPYTERLAB_DIR": str(tmp_path / "lab-app")}, capture_output=True, text=True,
-                              timeout=60, check=True).stdout.split()  # fmt: skip
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
@@ -152,6 +135,32 @@ def lab(tmp_path: Path, edition: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield url, token
         finally:
             _stop(process)
+
+
+@pytest.fixture
+def lab(tmp_path: Path, edition: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """A JupyterLab server over a copy of notebook 08 (in its edition's folder); yields (base URL, token)."""
+    root = tmp_path / "root"
+    (root / edition["folder"]).mkdir(parents=True)
+    shutil.copy(REPO / edition["folder"] / NOTEBOOK, root / edition["folder"] / NOTEBOOK)
+    # No "Jupyter news?" toast over the widget (and no request for news): disable that plugin.
+    (tmp_path / "config" / "labconfig").mkdir(parents=True)
+    (tmp_path / "config" / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+    )
+    env = os.environ | {  # keep the user's Jupyter config, runtime and workspaces out of it
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"), "IPYTHONDIR": str(tmp_path / "ipython"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
+    }  # fmt: skip
+    # JupyterLab's own language comes from what `make lab` hands it for the edition (binder/lab_settings.py:
+    # an app settings folder of the zh-CN edition's own); the English edition gets no argument.
+    settings = subprocess.run([sys.executable, "binder/lab_settings.py", "--edition", edition["edition"]], cwd=REPO,
+                              env=env | {"JUPYTERLAB_DIR": str(tmp_path / "lab-app")}, capture_output=True, text=True,
+                              timeout=60, check=True).stdout.split()  # fmt: skip
+    with running_lab(tmp_path, root, env, settings) as served:
+        yield served
 
 
 def _statuses(explorer) -> dict[str, str]:

@@ -18,7 +18,6 @@ import httpx
 import mcp_types
 import pytest
 
-from course_lib.connection import WireMessage
 from course_lib.frameworks import Bench, FrameworkRuns, Run, Shown, calls, duty_table, failure_marked, roundtrip, show_wire
 from course_lib.frameworks.duties import column
 from course_lib.frameworks.http_tap import HttpTap

@@ -34,10 +34,9 @@ from typing import Any
 
 import nbformat
 import pytest
-import requests
 import yaml
 
-from workshop.learner import Learner, LearnerError
+from workshop.learner import Learner, LearnerError, checkout_repo
 
 REPO = Path(__file__).resolve().parents[1]
 PROXY = REPO / "tests" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -79,17 +78,7 @@ def course_repo(tmp_path_factory) -> str:
     """A git repository of this checkout's tracked files (as they are in the worktree), as a file:// URL."""
     if shutil.which("git") is None:
         _missing("git is not installed (nbgitpuller needs it)")
-    repo = tmp_path_factory.mktemp("course") / "course"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True).stdout
-    for name in filter(None, tracked.split("\0")):
-        if (REPO / name).is_file():
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, repo / name)
-    for command in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
-                    ["git", "-c", "user.name=course", "-c", "user.email=course@example.invalid", "commit", "-qm",
-                     "the course"]):  # fmt: skip
-        subprocess.run(command, cwd=repo, check=True, capture_output=True)
-    return repo.as_uri()
+    return checkout_repo(tmp_path_factory.mktemp("course"))
 
 
 class Hub:

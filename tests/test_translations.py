@@ -480,13 +480,18 @@ def test_the_chinese_readme_gives_the_english_windows_commands_for_its_own_editi
     assert chinese.index(edition[1]) == english.index(".venv\\Scripts\\jupyter lab notebooks\\00_map_and_first_run.ipynb")
 
 
-def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
+def _link_docs_and_notebooks(tmp_path: Path) -> None:
+    """The documents with Binder links, copied, and every notebook of both editions as an empty file."""
     for name in ("README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, tmp_path / name)
     for notebook in [*(REPO / "notebooks").glob("[0-9]*.ipynb"), *(REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb")]:
         (tmp_path / notebook.relative_to(REPO)).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / notebook.relative_to(REPO)).touch()
+
+
+def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
+    _link_docs_and_notebooks(tmp_path)
     assert binder_links.problems(tmp_path) == []
     # Go back to the day before 09's twin existed: its links opened the English notebook, and passed.
     name = "09_capstone_notes_assistant.ipynb"
@@ -504,12 +509,7 @@ def test_the_link_check_wants_the_twin_once_it_exists(tmp_path):
 
 
 def test_the_link_check_wants_the_chinese_links_to_enter_in_chinese_and_the_english_to_stay(tmp_path):
-    for name in ("README.md", "README.zh-CN.md", "notebooks/INSTRUCTOR.md", "notebooks/zh-CN/INSTRUCTOR.md"):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / name, tmp_path / name)
-    for notebook in [*(REPO / "notebooks").glob("[0-9]*.ipynb"), *(REPO / "notebooks" / "zh-CN").glob("[0-9]*.ipynb")]:
-        (tmp_path / notebook.relative_to(REPO)).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / notebook.relative_to(REPO)).touch()
+    _link_docs_and_notebooks(tmp_path)
     name = "02_parsing_arguments.ipynb"
     zh_readme, zh_guide, en_readme = (tmp_path / "README.zh-CN.md", tmp_path / "notebooks/zh-CN/INSTRUCTOR.md",
                                       tmp_path / "README.md")  # fmt: skip

@@ -3,6 +3,7 @@ nbgitpuller's pull into their home, a kernel started over REST and every cell ru
 websocket, all through the hub's proxy. Used by tests/test_hub.py and benchmarks/workshop.py.
 
     learner = Learner("http://127.0.0.1:8000", "ana", password)
+    repo = checkout_repo(tmp)  # or the course's public git URL
     learner.log_in(); learner.spawn(); learner.pull(repo)
     cells = learner.run_notebook("tool-calling-course/notebooks/00_map_and_first_run.ipynb")
 
@@ -13,6 +14,8 @@ with the XSRF token and Referer a JupyterLab page sends; no API token is involve
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -22,6 +25,25 @@ from urllib.parse import quote, urlparse
 
 import requests
 import websocket
+
+
+_CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def checkout_repo(where: Path) -> str:
+    """A git repository at where/course of this checkout's tracked files, as they are in the worktree
+    (uncommitted edits included): what nbgitpuller pulls in the tests and the benchmark. Its file:// URL."""
+    repo = where / "course"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=_CHECKOUT, capture_output=True, text=True, check=True).stdout
+    for name in filter(None, tracked.split("\0")):
+        if (_CHECKOUT / name).is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(_CHECKOUT / name, repo / name)
+    for command in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
+                    ["git", "-c", "user.name=course", "-c", "user.email=course@example.invalid", "commit", "-qm",
+                     "the course"]):  # fmt: skip
+        subprocess.run(command, cwd=repo, check=True, capture_output=True)
+    return repo.as_uri()
 
 
 class LearnerError(RuntimeError):

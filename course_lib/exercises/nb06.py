@@ -26,11 +26,10 @@ import itertools
 import json
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import anyio
 from anyio.from_thread import start_blocking_portal
 
 from course_lib.approval import action_id
@@ -423,24 +422,30 @@ async def _play(label: str, root: Path) -> tuple[bool, str]:
         store.close()
 
 
-def play_attempts() -> dict[str, tuple[bool, str]]:
-    """Play every attempt on its own fresh copy of the workspace: {label: (wrote, outcome)}.
+def _on_fresh_workspaces(labels: Iterable[str], play: Callable[[str, Path], Awaitable[Any]], prefix: str) -> dict[str, Any]:
+    """`{label: await play(label, root)}`, each label on its own fresh copy of the workspace at `root`.
 
-    Runs on its own event loop in a background thread, so it works inside a notebook cell too.
+    Runs on its own event loop in a background thread, so it works inside a notebook cell too
+    (06's attempts and 06b's sends both play this way).
     """
     from course_lib.paths import workspace_dir
 
-    async def play_all() -> dict[str, tuple[bool, str]]:
+    async def play_all() -> dict[str, Any]:
         outcomes = {}
-        for label in ATTEMPTS:
-            with tempfile.TemporaryDirectory(prefix="course-nb06-") as folder:
+        for label in labels:
+            with tempfile.TemporaryDirectory(prefix=prefix) as folder:
                 root = Path(folder) / "workspace"
                 shutil.copytree(workspace_dir(), root)
-                outcomes[label] = await _play(label, root)
+                outcomes[label] = await play(label, root)
         return outcomes
 
     with start_blocking_portal() as portal:
         return portal.call(play_all)
+
+
+def play_attempts() -> dict[str, tuple[bool, str]]:
+    """Play every attempt on its own fresh copy of the workspace: {label: (wrote, outcome)}."""
+    return _on_fresh_workspaces(ATTEMPTS, _play, "course-nb06-")
 
 
 def _decisions(answer: Any) -> tuple[dict[str, Any], str | None]:

@@ -20,18 +20,15 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.from_thread import start_blocking_portal
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.nb06 import _drop_coroutine, _raised, _Said, _shown
+from course_lib.exercises.nb06 import _drop_coroutine, _on_fresh_workspaces, _raised, _Said, _shown
 from course_lib.lang import say
 
 # ---- exercise 1: run_once ------------------------------------------------------------------------
@@ -464,23 +461,8 @@ async def _play_send(label: str, root: Path) -> str:
 
 
 def play_sends() -> dict[str, str]:
-    """Play every send on its own fresh copy of the workspace: {label: written / replayed / conflict}.
-
-    Runs on its own event loop in a background thread, so it works inside a notebook cell too.
-    """
-    from course_lib.paths import workspace_dir
-
-    async def play_all() -> dict[str, str]:
-        outcomes = {}
-        for label in SENDS:
-            with tempfile.TemporaryDirectory(prefix="course-nb06b-") as folder:
-                root = Path(folder) / "workspace"
-                shutil.copytree(workspace_dir(), root)
-                outcomes[label] = await _play_send(label, root)
-        return outcomes
-
-    with start_blocking_portal() as portal:
-        return portal.call(play_all)
+    """Play every send on its own fresh copy of the workspace: {label: written / replayed / conflict}."""
+    return _on_fresh_workspaces(SENDS, _play_send, "course-nb06b-")
 
 
 def _outcome(value: Any) -> str | None:

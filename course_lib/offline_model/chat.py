@@ -85,8 +85,8 @@ def _parse_messages(body: dict) -> list[dict]:
             _unanswered(pending)
         if role == "tool":
             if "tool_call_id" not in message:
-                raise BadRequest(f"Missing parameter 'tool_call_id': messages with role 'tool' must have a "
-                                 f"'tool_call_id'.", f"{where}.tool_call_id")
+                raise BadRequest("Missing parameter 'tool_call_id': messages with role 'tool' must have a "
+                                 "'tool_call_id'.", f"{where}.tool_call_id")
             call_id = _get(message, "tool_call_id", where, str)
             if call_id not in open_calls:
                 raise BadRequest("Invalid parameter: messages with role 'tool' must be a response to a preceeding "

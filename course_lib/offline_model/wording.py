@@ -21,10 +21,6 @@ def language(text: str) -> str:
     return "zh" if _CJK.search(_CODE.sub("", text)) else "en"
 
 
-def has_cjk(text: str) -> bool:
-    return _CJK.search(text) is not None
-
-
 _TEXT: dict[str, dict[str, str]] = {
     # ---- what a read asked for (answers) ----
     "head_one": {"en": "the first line of {path}", "zh": "{path} 的第一行"},

@@ -11,7 +11,7 @@ import pytest
 import tenacity
 from learner_fuzz import VALUES, assert_refused, functions
 
-from course_lib.exercises.nb05 import (MAX_TOTAL_WAIT, MIN_FIRST_WAIT, RETRY_CASES, SOLUTIONS, _Edge, _WHAT_ZH,
+from course_lib.exercises.nb05 import (MAX_TOTAL_WAIT, MIN_FIRST_WAIT, RETRY_CASES, _Edge, _WHAT_ZH,
                                        check_retry_policy, check_should_retry, expected_retry, failure_grid,
                                        recorded_errors, run_policy)
 from course_lib.retry import RetryPolicy

@@ -4,12 +4,12 @@ that must pass, and a fuzz pass in which no check lets a traceback through."""
 
 import json
 import types
-from collections.abc import Mapping
 
 import pytest
 
 from course_lib.approval import canonical_arguments
 from course_lib.exercises.nb06b import SOLUTIONS, check_outcomes, check_run_once, play_sends
+from test_nb06 import _BadError, _BadRepr, _Unreadable  # the hostile answers 06's checks are tried on too
 
 # ---- exercise 1: run_once -------------------------------------------------------------------------
 
@@ -117,16 +117,6 @@ def test_different_correct_answers_pass(capsys):
     assert capsys.readouterr().out.startswith("✓ all 26330 sequences right")
 
 
-class _BadRepr:
-    def __repr__(self):
-        raise RuntimeError("repr")
-
-
-class _BadError(Exception):
-    def __str__(self):
-        raise RuntimeError("str")
-
-
 async def _async_run_once(records, key, arguments, write, now, retention):
     return write(), False
 
@@ -194,17 +184,6 @@ def test_a_correct_answer_in_another_shape_passes(capsys):
     answer = types.MappingProxyType({label: f" {word.upper()} " for label, word in reversed(SOLVED.items())})
     assert check_outcomes(answer) is True
     assert capsys.readouterr().out.startswith("✓ all six right")
-
-
-class _Unreadable(Mapping):
-    def __getitem__(self, key):
-        raise RuntimeError("no")
-
-    def __iter__(self):
-        return iter("abcdef")
-
-    def __len__(self):
-        return 6
 
 
 OUTCOME_FUZZ = [None, ..., 0, "replayed", ["replayed"] * 6, {"a": "replayed"}, _Unreadable(), {**SOLVED, "c": "merged"},

@@ -25,6 +25,7 @@ from course_lib.exercises.nb10 import (check_action_id, check_diagnoses, check_i
 from course_lib.exercises.nb10.pairing import pairing_cases
 from course_lib.exercises.nb10.scheduler import generated_turns
 from course_lib.failure_table import CHECKS_ZH, ROWS
+from test_nb10 import NoStore, everything_at_once, in_finishing_order, reads_first, sequential  # the answers both files try
 
 S = nb10.SOLUTIONS
 
@@ -241,11 +242,6 @@ def test_action_id_fuzz_never_shows_a_traceback(name):
 
 
 # ---- drill 3: an idempotency store --------------------------------------------------------------
-
-
-class NoStore:
-    async def run(self, key, arguments, write):
-        return await write(), False
 
 
 class KeyOnly:
@@ -539,37 +535,6 @@ def test_next_step_fuzz_never_shows_a_traceback(name):
 
 
 # ---- drill 5: run_turn --------------------------------------------------------------------------
-
-
-async def sequential(calls, execute, is_write):
-    return [await execute(call) for call in calls]
-
-
-async def everything_at_once(calls, execute, is_write):
-    return list(await asyncio.gather(*(execute(call) for call in calls)))
-
-
-async def reads_first(calls, execute, is_write):
-    done = {}
-    reads = [c for c in calls if not is_write(c)]
-    for call, result in zip(reads, await asyncio.gather(*(execute(c) for c in reads))):
-        done[call.call_id] = result
-    for call in calls:
-        if is_write(call):
-            done[call.call_id] = await execute(call)
-    return [done[c.call_id] for c in calls]
-
-
-async def in_finishing_order(calls, execute, is_write):
-    finished = []
-
-    async def one(call):
-        finished.append(await execute(call))
-
-    async with anyio.create_task_group() as tg:
-        for call in calls:
-            tg.start_soon(one, call)
-    return finished
 
 
 async def no_await(calls, execute, is_write):
