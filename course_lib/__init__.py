@@ -14,7 +14,8 @@ MCP           fs_server      the sandboxed files server (in-process, stdio or HT
               http_refusals  every HTTP refusal a JSON-RPC body; the SDK's plain text and 401 challenge corrected
               http_limits    bounded HTTP: header/body/idle deadlines, a connection cap, a session cap with eviction
               http_show      HTTP exchanges printed as they crossed, port and session id masked
-Results       loop           function_call_output, the second request, stop conditions
+Results       items          output items found by type, never by position (the call, wherever it sits)
+              loop           function_call_output, the second request, stop conditions
               verify         link-by-link checks of a recorded round trip (fixtures)
               streaming      a streamed response put back together per item; the loop streamed
 Envelopes     chat_loop      the loop over Chat Completions; messages_loop over Anthropic Messages
