@@ -595,8 +595,8 @@ def _panel_html(name: str, panel: Panel | None, status: str = "not run yet", not
 
     Without a panel it shows `status` ("not run yet", "running" or "failed") and `note`, and no
     text: nothing from an earlier run is left on show. The badge never wraps (`white-space:
-    nowrap`, and it does not shrink): a narrow column wraps the label beside it instead, so a
-    badge never breaks inside a word, which Chinese would do between any two characters.
+    nowrap`, and it does not shrink), so it never breaks inside a word, which Chinese would do
+    between any two characters; in a column too narrow for both, it moves below the label.
     """
     status, color = panel.status if panel else status, _COLORS[GROUP_OF[name]]
     note = panel.change() if panel else note
@@ -605,8 +605,8 @@ def _panel_html(name: str, panel: Panel | None, status: str = "not run yet", not
     shown = status_text(status)
     height = "none" if GROUP_OF[name] == "rule" else "260px"  # a rule is shown whole: `head` is at its end
     return (f'<div style="border:1px solid #d1d5db;border-left:4px solid {color};border-radius:4px;padding:3px 6px;'
-            'margin:0 0 6px"><div style="display:flex;justify-content:space-between;align-items:flex-start;gap:6px">'
-            f'<b style="font-size:12px;min-width:0;overflow-wrap:anywhere">{html.escape(label(name))}</b><span '
+            'margin:0 0 6px"><div style="display:flex;flex-wrap:wrap;justify-content:space-between;align-items:flex-start;'
+            f'gap:2px 6px"><b style="font-size:12px;overflow-wrap:anywhere">{html.escape(label(name))}</b><span '
             f'class="explorer-status" style="background:{_BADGES[status]};border-radius:8px;padding:0 7px;font-size:11px;'
             f'white-space:nowrap;flex:none">{shown}</span></div>{noted}<pre style="margin:3px 0 0;'
             f'max-height:{height};overflow:auto;white-space:pre-wrap;word-break:break-word;font-size:11px;line-height:'
