@@ -36,7 +36,7 @@ from typing import Any
 from course_lib.offline_model.ids import for_request
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
-from course_lib.offline_model import threads
+from course_lib.offline_model import standin, threads
 from course_lib.offline_model.reading import _last_turn, _latest_user_text
 from course_lib.offline_model.request_params import (
     BETA_COUNT_TOKENS,
@@ -300,6 +300,8 @@ def anthropic_message(body: dict, betas: list[str] | None = None) -> dict:
                "stop_sequence": None,
                "usage": {"input_tokens": _input_tokens(whole), "output_tokens": _tokens(produced),
                          "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard"}}
+    if standin.active():  # the stand-in: varied as real models vary (standin.py)
+        message = standin.vary_message(whole, items, message, fmt is not None)
     threads.remember(whole, thread, message)
     return message
 

@@ -18,7 +18,9 @@ whether a *stored* response without `include` carries it could not be verified, 
 What the model then demands of a later input (`check_input`), in the real API's words:
 
 - a `function_call` item sent back with its `fc_…` id needs the reasoning item that preceded it
-  in the model's output, before it (other calls of the same output may stand between them):
+  in the model's output, before it (the other items of the same output may stand between them:
+  calls, and an assistant message the model wrote before its call, `[reasoning, message,
+  function_call]` sent back in order):
   "Item 'fc_…' of type 'function_call' was provided without its required 'reasoning' item:
   'rs_…'." (param `input`, code null: https://github.com/VRSEN/agency-swarm/issues/367,
   https://github.com/mastra-ai/mastra/issues/8738). Interleaving the outputs (call, output, call,
@@ -143,12 +145,18 @@ def check_input(items: list[dict]) -> list[dict]:
                                  "following item.", "input")
         elif item["kind"] == "call" and (needed := reasoning_of.get(item.get("id") or "")) is not None:
             before = index - 1
-            while before >= 0 and items[before]["kind"] == "call":
-                before -= 1  # the other calls of the same output
+            while before >= 0 and (items[before]["kind"] == "call" or _said_by_model(items[before])):
+                before -= 1  # the other items of the same output: calls, and text the model wrote before a call
             if before < 0 or items[before]["kind"] != "reasoning" or items[before]["id"] != needed:
                 raise BadRequest(f"Item '{item['id']}' of type 'function_call' was provided without its required "
                                  f"'reasoning' item: '{needed}'.", "input")
     return [item for item in items if item["kind"] != "reasoning"]
+
+
+def _said_by_model(item: dict) -> bool:
+    """An assistant message: text the model wrote (a reasoning model's output may be [reasoning,
+    message, function_call], and goes back in that order)."""
+    return item["kind"] == "message" and item.get("role") == "assistant"
 
 
 def forget_all() -> None:
