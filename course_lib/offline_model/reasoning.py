@@ -52,12 +52,13 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from course_lib.api_rules import is_reasoning_model
 from course_lib.offline_model.validation import BadRequest
+
+__all__ = ["ItemNotFound", "add_reasoning", "check_input", "forget_all", "is_reasoning_model"]
 
 CAPACITY = 2048
 REASONING_TOKENS_PER_ITEM = 24  # a stand-in count: the offline model's "thinking" is its fixed rules
-_PREFIXES = ("gpt-5", "o1", "o3", "o4")  # the model families the real API treats as reasoning models
-_NOT_REASONING = ("gpt-5-chat",)  # gpt-5-chat-latest is ChatGPT's non-reasoning model
 _SECRET = "offline-model"  # not a secret at all: it only lets the model recognise its own tokens
 
 _lock = threading.Lock()
@@ -69,13 +70,6 @@ class ItemNotFound(BadRequest):
     """An input item the API cannot find (HTTP 404 in the real API, `status`)."""
 
     status = 404
-
-
-def is_reasoning_model(model: str) -> bool:
-    """Whether `model` is a reasoning model (gpt-5…, o1…, o3…, o4…; not gpt-5-chat…): the one place
-    the rule lives."""
-    name = model.strip().lower()
-    return name.startswith(_PREFIXES) and not name.startswith(_NOT_REASONING)
 
 
 def _sealed(reasoning_id: str) -> str:
