@@ -14,7 +14,9 @@ import pytest
 from course_lib.explorer import (
     GROUPS, NOT_EXECUTED, OUTSIDE_PATH, PANELS, Explorer, ExplorerWidget, Panel, compose_request, diff_segments,
 )  # fmt: skip
+from course_lib.backend import make_client
 from course_lib.items import kinds
+from course_lib.offline_model import running_server, standin_transport
 from course_lib.wire import HttpCapture
 
 RULES, VALUES, RESULTS = (set(GROUPS[g]) for g in ("rule", "value", "result"))
@@ -539,9 +541,25 @@ def _learner_clicks(ui: ExplorerWidget) -> None:
     ui.inputs["dont_send_back"].value = True
 
 
-@pytest.mark.parametrize("edition", ["en", "zh-CN"])
-def test_notebook_08_cells_work_whatever_the_learner_clicked(edition, monkeypatch, capsys):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+@pytest.fixture(scope="module")
+def standin_url() -> Iterator[str]:
+    """The project's stand-in model over real HTTP (`--vary`): what a learner's key would reach."""
+    with running_server(vary=True) as url:
+        yield url
+
+
+@pytest.mark.parametrize(("edition", "model"), [("en", None), ("zh-CN", None), ("en", "gpt-4.1"), ("zh-CN", "gpt-5")],
+                         ids=["en-offline", "zh-CN-offline", "en-standin-gpt-4.1", "zh-CN-standin-gpt-5"])
+def test_notebook_08_cells_work_whatever_the_learner_clicked(edition, model, monkeypatch, capsys, request):
+    """Every code cell of 08, in order, with a learner's clicks in the widget before each cell after
+    it is shown; on the offline model, and with a key set on the stand-in (a reasoning model for
+    the zh-CN edition: reasoning items, text before calls, reordered arguments, reworded answers)."""
+    if model is None:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    else:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-standin")
+        monkeypatch.setenv("OPENAI_BASE_URL", request.getfixturevalue("standin_url"))
+        monkeypatch.setenv("COURSE_MODEL", model)
     monkeypatch.setenv("COURSE_LANG", edition)
     folder = NOTEBOOKS / ("zh-CN" if edition == "zh-CN" else "")
     cells = json.loads((folder / "08_explore_which_objects_change.ipynb").read_text(encoding="utf-8"))["cells"]
@@ -689,3 +707,34 @@ def test_any_model_calls_a_tool_that_was_never_declared():
     assert json.loads(snap.calls[0].output)["error"]["kind"] == "app" and snap.ids["mcp_id"].text == "not sent"
     assert snap.reads_delta == 0 and snap.panels["answer"].text == "That tool does not exist, sorry."
 
+
+@pytest.mark.parametrize("model", ["gpt-4.1", "gpt-5"])  # gpt-5: a reasoning item before every output
+def test_the_standin_model_every_case_of_item_6(model, monkeypatch):
+    """The project's stand-in (a second model that varies as real ones do), in-process: each case of
+    issue 27 item 6 against one baseline, the rules always the declarations sent."""
+    monkeypatch.setenv("COURSE_MODEL", model)
+    wire = HttpCapture(standin_transport())
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # make_client's offline branch: strict SDK validation
+    course = SimpleNamespace(wire=wire, client=make_client(transport=wire))
+    with Explorer(course) as explorer:
+        base = explorer.run(head=20)
+        first = base.exchanges[0].response
+        assert kinds(first)[-1] == "function_call" and kinds(first)[-2] == "message"  # text before the call
+        assert ("reasoning" in kinds(first)) == (model == "gpt-5")
+        assert json.loads(base.panels["arguments"].text) == {"path": "/workspace/notes.txt", "head": 20}
+        cases = {"hello": explorer.run("Hello"), "empty path": explorer.run(path=""),
+                 "head and tail": explorer.run(head=20, tail=3), "outside": explorer.run(head=20, outside=True)}
+    for case, snap in cases.items():
+        assert snap.compared_with == base.run and snap.unchanged >= RULES, case
+        assert all(snap.panels[n].text == base.panels[n].text for n in RULES), case
+        assert snap.changed >= VALUES, (case, snap.unchanged)
+    for case in ("hello", "empty path"):
+        snap = cases[case]
+        assert snap.calls == [] and snap.reads_delta == 0 and snap.panels["answer"].text, case
+        assert snap.panels["answer"].text == snap.exchanges[-1].response["output"][-1]["content"][0]["text"]
+    both = cases["head and tail"]
+    assert [json.loads(c.arguments) for c in both.calls] == [{"path": "/workspace/notes.txt", "head": 20},
+                                                              {"path": "/workspace/notes.txt", "tail": 3}]
+    assert both.reads_delta == 2 and both.changed == VALUES | RESULTS
+    (refused,) = cases["outside"].calls
+    assert refused.error_code == "FORBIDDEN" and cases["outside"].reads_delta == 0
