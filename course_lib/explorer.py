@@ -14,6 +14,11 @@ each experiment to the one condition it changed.
     explorer.pin(snapshot)           # compare later runs with this one; explorer.reset(): start over
     ExplorerWidget(explorer)         # the same as an ipywidgets 8 interface (Run, Pin, Reset)
 
+Any request is run as it is and shown as it happened, on any model: an answer in text (no call:
+the value panels say so, the results "not executed", the rules still the declarations the request
+sent), one call, or several (head and tail together; each panel lists them in order). `Snapshot.calls`
+holds each call with what became of it, `Snapshot.exchanges` the run's own model requests.
+
 What the learner reads (labels, statuses, the composed request, the panels' notes) goes through
 `course_lib.lang.say`: English, or 简体中文 in the zh-CN edition. The `status` values, the panel
 names and the `GROUPS` keys stay English in both: they are what code compares.
@@ -536,7 +541,7 @@ class Explorer:
             none = say("none", "无")
             return texts, {"call_id": none, "mcp_id": none}, say("no tool call: the model answered in text",
                                                                   "没有工具调用：模型直接用文本回答")
-        per_call: dict[str, list[tuple[str, str]]] = {n: [] for n in GROUPS["value"] + GROUPS["result"][:2]}
+        per_call: dict[str, list[tuple[str, str]]] = {n: [] for n in PANELS if n not in texts and n != "answer"}
         for call in made:
             title = call.name
             per_call["arguments"].append((title, call.arguments))

@@ -526,7 +526,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 def _learner_clicks(ui: ExplorerWidget) -> None:
     """What a learner may do in the displayed widget between two cells: odd inputs, Run, Pin,
-    Reset, more odd inputs and another Pin, and inputs left so that the next Run would be refused."""
+    Reset, more odd inputs and another Pin, a request answered in text, head and tail together, and
+    inputs left odd (no path, both counts, nothing sent back)."""
     ui.inputs["request"].value = "Show the last 2 lines of /workspace/todo.md"
     for name in ("parse_only", "outside", "two_servers"):
         ui.inputs[name].value = True
@@ -537,7 +538,12 @@ def _learner_clicks(ui: ExplorerWidget) -> None:
     ui.inputs["head"].value = 7
     ui.button.click()
     ui.pin_button.click()  # head 7 is the baseline now
-    ui.inputs["tail"].value = 3  # head is 7 too: the next Run would ask for both
+    ui.inputs["request"].value = "Hello"
+    ui.button.click()  # an answer in text, no call
+    ui.inputs["request"].value = ""
+    ui.inputs["tail"].value = 3  # head is 7 too: both asked for
+    ui.button.click()
+    ui.inputs["path"].value = ""  # and left with no file named
     ui.inputs["dont_send_back"].value = True
 
 
