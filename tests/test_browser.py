@@ -9,8 +9,9 @@ that do not make one tidy call (issue 27, item 6): a request naming no file ("He
 path, head and tail together, a path outside the workspace; for each the page must show this run
 and nothing of an earlier one, the rules as they were sent, and what happened to the values and
 results. Last, at a narrow width, no status badge breaks over two lines. Screenshots of the
-explorer are saved to `test-artifacts/explorer.png` and `explorer-narrow.png`. The same test runs the 简体中文 twin (`notebooks/zh-CN/`, where the
-kernel speaks Chinese) and reads the Chinese labels (`test-artifacts/explorer-zh-CN.png`).
+explorer are saved to `test-artifacts/explorer.png` and `explorer-narrow.png`. The same test runs
+the 简体中文 twin (`notebooks/zh-CN/`, where the kernel speaks Chinese) and reads the Chinese labels
+(`test-artifacts/explorer-zh-CN.png`, `explorer-narrow-zh-CN.png`).
 
 Chromium is Debian's (`apt-get install chromium`); a browser is never downloaded. Without it (or
 without playwright) the test is skipped, except in CI (`CI=true`), where it fails.
@@ -65,7 +66,7 @@ EDITIONS = {  # what each edition's page says: folder, requests, statuses, the r
               "two_calls": "2 个调用：", "no_file": "显示前 20 行", "hello": "你好",
               "narrow_screenshot": SCREENSHOT.with_name("explorer-narrow-zh-CN.png")},
 }  # fmt: skip
-NARROW = {"width": 640, "height": 1300}  # a laptop's half screen: each explorer column is about 170px wide
+NARROW = {"width": 640, "height": 1300}  # JupyterLab then leaves the explorer about 270px: columns of about 90px
 STARTUP_SECONDS = 90
 STEP_MS = 120_000  # any single browser step (run all cells is the longest)
 
