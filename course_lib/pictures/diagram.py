@@ -69,7 +69,7 @@ def server_lane(name: str) -> str:
 def build(recording: Recording, title: str | None = None) -> Diagram:
     """The diagram of `recording` (see the module docstring)."""
     lanes = [(MODEL, say("model", "模型"))] if recording.model else []
-    lanes.append((APP, say("app", "应用")))
+    lanes.append((APP, say("app", "应用") if recording.app is None else say("app: {who}", "应用：{who}", who=recording.app)))
     lanes += [(server_lane(name), say("MCP server {name}", "MCP 服务器 {name}", name=name))
               for name, messages in recording.servers.items() if messages]  # fmt: skip
     if recording.approvals:
@@ -115,7 +115,7 @@ def _carried(call_id: str, links: list[Link]) -> bool:
 
 
 def _asking(approval: Any) -> list[Arrow]:
-    what = approval.tool + (f" · {approval.action_id}" if approval.action_id else "")
+    what = f"{approval.tool} · {approval.action_id or short(approval.call_id)}"
     arrows = [Arrow(APP, PERSON, (say("approve?", "批准吗？"), what), "request")]
     if approval.decision == "approved":
         arrows.append(Arrow(PERSON, APP, (say("approved", "已批准"), short(approval.call_id)), "response"))
@@ -153,7 +153,7 @@ def _placement(recording: Recording) -> dict[int, list[ServerMessage]]:
 # ---- labels -------------------------------------------------------------------------------------
 
 
-def short(identifier: Any, keep: int = 18) -> str:
+def short(identifier: Any, keep: int = 24) -> str:
     """An id as the diagram prints it: whole when short, else its start and … (enough to find it in the JSON)."""
     text = str(identifier)
     return text if len(text) <= keep else text[: keep - 1] + "…"
@@ -323,7 +323,8 @@ def as_text(diagram: Diagram) -> str:
     """The diagram as lines of text (what a viewer without images shows): one line per arrow or note,
     `source → target  what crossed`, an error marked ✗, a note in [brackets] under its lane."""
     names = {lane: label for lane, label in diagram.lanes}
-    short_names = {lane: (label.split()[-1] if lane.startswith("server:") else label) for lane, label in diagram.lanes}
+    short_names = {lane: lane.removeprefix("server:") if lane.startswith("server:") else
+                   say("app", "应用") if lane == APP else label for lane, label in diagram.lanes}  # fmt: skip
     width = max(display_width(name) for name in short_names.values())
     lines = [f"{diagram.title}  ({' · '.join(names.values())})"]
     for arrow in diagram.arrows:

@@ -40,7 +40,7 @@ def draw_sequence(diagram: Diagram) -> bytes:
     ax.set_xlim(-0.9, xs[-1] + 0.9)
     ax.set_ylim(-total, 0.45)
     ax.axis("off")
-    ax.text((xs[-1]) / 2, 0.3, diagram.title, ha="center", va="center", fontsize=SIZE + 1.5, weight="bold")
+    ax.text((xs[-1]) / 2, 0.3, diagram.title, ha="center", va="center", fontsize=SIZE + 1.5)
     for (lane, label), x in zip(diagram.lanes, xs):
         ax.plot([x, x], [-0.25, -total + 0.1], color=COLORS["lane"], lw=1, ls=(0, (4, 3)), zorder=0)
         ax.text(x, -0.1, label, ha="center", va="center", fontsize=SIZE + 0.5,

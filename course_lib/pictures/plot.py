@@ -36,9 +36,8 @@ def pyplot() -> Any:
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    plt.rcParams["font.family"] = ["sans-serif"]
-    plt.rcParams["font.sans-serif"] = ["DejaVu Sans", *cjk_fonts()]
-    plt.rcParams["svg.hashsalt"] = "course"
+    # A list of families: matplotlib takes each glyph from the first family that has it.
+    plt.rcParams["font.family"] = ["DejaVu Sans", *cjk_fonts()]
     return plt
 
 

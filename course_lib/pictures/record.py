@@ -74,6 +74,7 @@ class Recording:
     links: list[Link] = field(default_factory=list)
     approvals: list[Approval] = field(default_factory=list)
     routes: dict[str, tuple[str, str]] = field(default_factory=dict)  # model-side name → (server, tool)
+    app: str | None = None  # who the app is, when it is not the course's own (a framework's label)
 
     @property
     def messages(self) -> list[ServerMessage]:
@@ -134,9 +135,11 @@ def _add_place(recording: Recording, place: Any) -> None:
         _add_host(recording, place)
     elif hasattr(place, "label") and hasattr(place, "model") and hasattr(place, "mcp"):  # frameworks.Run
         recording.model += [m for e in place.model if (m := model_exchange(e, timed=False)) is not None]
-        recording.servers[place.label] = [ServerMessage(place.label, m.direction == "app→server", m.json)
-                                          for m in place.mcp if isinstance(m.json, dict)]  # fmt: skip
-        recording.links = _framework_links(place)
+        name = _server_name(place.mcp)
+        recording.servers[name] = [ServerMessage(name, m.direction == "app→server", m.json)
+                                   for m in place.mcp if isinstance(m.json, dict)]  # fmt: skip
+        recording.links = _framework_links(place, name)
+        recording.app = place.label
     elif hasattr(place, "messages") and hasattr(place, "exchanges") and hasattr(place, "server"):  # McpConnection
         _add_connection(recording, place.name, place)
     elif hasattr(place, "exchange") and hasattr(place, "route"):  # host.ToolCall
@@ -310,10 +313,19 @@ def _approvals(result: Any) -> list[Approval]:
 # ---- links the app did not record: read from the wire ---------------------------------------------
 
 
-def _framework_links(run: Any) -> list[Link]:
+def _server_name(messages: list[Any]) -> str:
+    """The server's own name, as its `initialize` result gives it (`serverInfo.name`), else "files"."""
+    for message in messages:
+        info = ((message.json.get("result") or {}) if isinstance(message.json.get("result"), dict) else {}).get("serverInfo")
+        if isinstance(info, dict) and info.get("name"):
+            return str(info["name"])
+    return "files"
+
+
+def _framework_links(run: Any, server: str) -> list[Link]:
     from course_lib.frameworks.trace import calls  # a framework keeps the link to itself: read it off the wires
 
-    return [Link(t.call_id, run.label, t.mcp_id) for t in calls(run) if t.mcp_id is not None]
+    return [Link(t.call_id, server, t.mcp_id) for t in calls(run) if t.mcp_id is not None]
 
 
 def _inferred_links(recording: Recording) -> list[Link]:
