@@ -334,7 +334,7 @@ def _draw_comparison(name: str, rates: list[Rate]) -> bytes:
     ax.set_xlim(0, 1.22)
     ax.set_xticks([0, 0.25, 0.5, 0.75, 1], ["0%", "25%", "50%", "75%", "100%"])
     ax.set_title(name, fontsize=SIZE + 1.5)
-    ax.legend(fontsize=SIZE - 1, loc="lower right", frameon=False)
+    ax.legend(fontsize=SIZE - 1, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     ax.grid(axis="x", alpha=0.3)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
