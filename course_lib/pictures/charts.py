@@ -218,7 +218,7 @@ def stream(turn: Any, *, title: str | None = None) -> Picture:
         if event.get("type") == "response.output_item.added":
             item = event.get("item") or {}
             rows[index] = " ".join(str(x) for x in (f"[{index}]", item.get("type"), item.get("name"),
-                                                    short(item.get("call_id"), 14) if item.get("call_id") else None) if x)  # fmt: skip
+                                                    short(item.get("call_id")) if item.get("call_id") else None) if x)  # fmt: skip
     name = title or say("the stream's events, by output item", "流中的事件，按输出项分行")
     lines = [name, "  " + say("response: ", "响应：") + _runs([e for e in events if e.output_index is None])]
     for index in sorted(i for i in {e.output_index for e in events} if i is not None):
