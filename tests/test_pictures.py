@@ -193,8 +193,9 @@ def test_a_framework_run_is_ordered_by_cause(tmp_path):
         host, client = bench.course_host(), bench.openai_client()
         with bench.run("the course's loop") as run:
             run_loop(client, host, TASK)
+            run_loop(client, host, "Show the first 2 lines of /etc/passwd")
     diagram = pictures.sequence(run).marks
-    [trace] = calls(run)
+    trace, refused = calls(run)
     lane = server_lane("files")
     assert dict(diagram.lanes)[APP] == "app: the course's loop"
     assert len(model_arrows(diagram)) == 2 * len(run.model)
@@ -202,7 +203,10 @@ def test_a_framework_run_is_ordered_by_cause(tmp_path):
     order = [a.text for a in diagram.arrows]
     carried = f"tools/call read_text_file · id {trace.mcp_id}"
     assert order.index(model_arrows(diagram)[1].text) < order.index(carried) < order.index(model_arrows(diagram)[2].text)
-    assert notes(diagram, "link")[0].text == f"{trace.call_id} ⇄ id {trace.mcp_id}"
+    assert [n.text for n in notes(diagram, "link")] == [f"{t.call_id} ⇄ id {t.mcp_id}" for t in (trace, refused)]
+    # the second task is a new conversation: its first request shows its own message and rules again
+    assert model_arrows(diagram)[4].lines == ("request 3", "message (user)", "1 tool declared")
+    assert [a.style for a in diagram.between(APP, lane)][-1] == "error"  # the refused read
 
 
 def test_a_write_waits_for_a_person_then_runs_once_approved(course):

@@ -174,13 +174,10 @@ def clip(text: str, width: int = 34) -> str:
 
 @dataclass
 class _Seen:
-    """What earlier requests already carried, so each request shows only what it added."""
+    """The items the previous request carried: a request that starts with them continues that
+    conversation and shows only what it added; any other request starts a new one (all of it is new)."""
 
-    outputs: set[str] = None  # type: ignore[assignment]
-    messages: int = 0
-
-    def __post_init__(self) -> None:
-        self.outputs = set()
+    items: list[Any] | None = None
 
 
 def _request_lines(exchange: ModelExchange, n: int, seen: _Seen) -> tuple[str, ...]:
@@ -189,17 +186,17 @@ def _request_lines(exchange: ModelExchange, n: int, seen: _Seen) -> tuple[str, .
     items = exchange.request.get("input") if exchange.envelope == "responses" else exchange.request.get("messages")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
-    said = [i for i in items or [] if isinstance(i, dict) and i.get("role") in ("user", "developer", "system")
-            and not _is_tool_results(i)]  # fmt: skip
-    for item in said[seen.messages:]:
-        lines.append(f"message ({item['role']})")
-    seen.messages = max(seen.messages, len(said))
-    for call_id, kind, failed in _fed_back(exchange.envelope, items or []):
-        if call_id not in seen.outputs:
-            seen.outputs.add(call_id)
-            lines.append(f"{kind} · {short(call_id)}" + (f" · {failed}" if failed else ""))
+    items = list(items or [])
+    before = seen.items or []
+    added = items[len(before):] if items[: len(before)] == before and before else items
+    seen.items = items
+    for item in added:
+        if isinstance(item, dict) and item.get("role") in ("user", "developer", "system") and not _is_tool_results(item):
+            lines.append(f"message ({item['role']})")
+    for call_id, kind, failed in _fed_back(exchange.envelope, added):
+        lines.append(f"{kind} · {short(call_id)}" + (f" · {failed}" if failed else ""))
     tools = exchange.request.get("tools")
-    if n == 1 and isinstance(tools, list):
+    if added is items and isinstance(tools, list):  # a conversation's first request: the rules it offers
         lines.append(say("{k} tools declared", "声明了 {k} 个工具", k=len(tools)) if len(tools) != 1
                      else say("1 tool declared", "声明了 1 个工具"))  # fmt: skip
     return tuple(lines)
