@@ -306,3 +306,23 @@ def test_anything_else_is_refused_with_a_clear_error():
 def test_importing_the_pictures_costs_no_matplotlib():
     code = "import sys, course_lib.pictures; print('matplotlib' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def test_a_call_sent_to_a_server_not_in_the_records_given_says_so(course):
+    from course_lib.fs_server import Workspace, build_server
+    from course_lib.host import McpHost
+    from course_lib.loop import run_loop
+    from course_lib.paths import workspace_dir
+
+    course.run("Show the first 2 lines of /workspace/notes.txt")  # an id 3 on the course's own files server
+    with McpHost() as other:
+        other.add_server("arch", build_server(Workspace(workspace_dir()), name="archive"))
+        result = run_loop(course.client, other, "Show the first 2 lines of /workspace/notes.txt")
+        alone = pictures.sequence(result, course).marks  # the host it ran on is not given
+        whole = pictures.sequence(result, course, other).marks
+    link = result.trace[0]
+    assert (link.server, link.mcp_id) == ("arch", 3)
+    assert server_arrows(alone) == [] and [n.lines for n in notes(alone, "wait")] == [("sent to arch as id 3", "not in the records given")]
+    assert [a.text for a in server_arrows(whole, server_lane("arch"))] == ["tools/call read_text_file · id 3",
+                                                                          "result · id 3 · isError false"]
+    assert notes(whole, "wait") == []

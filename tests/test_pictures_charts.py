@@ -253,3 +253,15 @@ def test_the_chinese_edition_draws_chinese_glyphs_not_boxes(zh):
 
     assert drawn("模") != drawn("型")
     assert is_png(picture.png)
+
+
+def test_a_chinese_font_installed_after_matplotlib_listed_the_fonts_is_found(monkeypatch):
+    from matplotlib import font_manager
+
+    from course_lib.pictures.plot import CJK_FONTS, cjk_fonts
+
+    before = cjk_fonts()
+    assert before, "no font with Chinese glyphs is installed: apt-get install fonts-wqy-microhei (.ci/run does)"
+    cached = [entry for entry in font_manager.fontManager.ttflist if entry.name not in CJK_FONTS]
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", cached)  # matplotlib's list from before the install
+    assert cjk_fonts() == before

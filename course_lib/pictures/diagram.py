@@ -93,6 +93,11 @@ def build(recording: Recording, title: str | None = None) -> Diagram:
                 if refused is not None and call_id not in approvals:
                     arrows.append(Arrow(APP, APP, (say("refused before sending", "发送前就拒绝了"),
                                                    f"{short(call_id)}: {refused.refused}"), "refusal"))  # fmt: skip
+                sent = next((link for link in recording.links if link.call_id == call_id and link.mcp_id is not None), None)
+                if sent is not None and not any(sent.carried_by(m) for m in recording.messages):
+                    arrows.append(Arrow(APP, APP, (say("sent to {server} as id {id}", "作为 id {id} 发给了 {server}",
+                                                       server=sent.server, id=sent.mcp_id),
+                                                   say("not in the records given", "不在给出的记录里")), "wait"))  # fmt: skip
         for message in placed.get(index, []):
             link = links.get((message.server, message.json.get("id"))) if message.outgoing else None
             if link is not None and link.call_id in approvals and link.call_id not in asked:

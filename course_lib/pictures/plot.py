@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 from course_lib.lang import language, say
@@ -42,11 +43,26 @@ def pyplot() -> Any:
 
 
 def cjk_fonts() -> list[str]:
-    """The installed fonts of `CJK_FONTS` (matplotlib's font list), preferred first."""
+    """The installed fonts of `CJK_FONTS` (matplotlib's font list), preferred first.
+
+    matplotlib lists the system's fonts once and caches the list: a font installed after that (a
+    learner who followed `check_fonts`' advice) is looked for again among the system's font files."""
     from matplotlib import font_manager
 
-    installed = {entry.name for entry in font_manager.fontManager.ttflist}
-    return [name for name in CJK_FONTS if name in installed]
+    found = [name for name in CJK_FONTS if name in {entry.name for entry in font_manager.fontManager.ttflist}]
+    if not found:
+        for path in font_manager.findSystemFonts():
+            if any(mark in Path(path).name.lower() for mark in _CJK_FILES):
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):
+                    continue
+        found = [name for name in CJK_FONTS if name in {entry.name for entry in font_manager.fontManager.ttflist}]
+    return found
+
+
+_CJK_FILES = ("wqy", "notosanscjk", "notosanssc", "sourcehansans", "pingfang", "hiragino", "msyh", "simhei")
+"""How the files of `CJK_FONTS` are named (lower case), to find one installed after matplotlib's cache was made."""
 
 
 def cjk_font_file() -> str | None:

@@ -53,6 +53,17 @@ class Link:
     server: str | None = None
     mcp_id: Any = None
     refused: str | None = None  # an error code when no tools/call was sent
+    tool: str | None = None  # the server's tool name and the arguments object, when the app recorded them
+    arguments: Any = None
+
+    def carried_by(self, message: ServerMessage) -> bool:
+        """`message` is the tools/call request of this link: same server and id, and (where the app
+        recorded them) the same tool and arguments, so a look-alike id on another host is not taken."""
+        params = message.json.get("params") or {}
+        return (message.outgoing and message.server == self.server and message.json.get("id") == self.mcp_id
+                and message.json.get("method") == "tools/call"
+                and (self.tool is None or params.get("name") == self.tool)
+                and (self.arguments is None or _within(self.arguments, params.get("arguments"))))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -231,15 +242,17 @@ def _narrow_to(recording: Recording, result: Any) -> None:
         recording.model = mine or _typed_exchanges(result)
     else:
         recording.model = _typed_exchanges(result)
-    recording.links = [Link(t.call_id, t.server, t.mcp_id, None if t.mcp_id is not None else t.error_code)
-                       for t in result.trace]  # fmt: skip
+    recording.links = [Link(t.call_id, t.server, t.mcp_id, None if t.mcp_id is not None else t.error_code, t.tool,
+                            t.arguments) for t in result.trace]  # fmt: skip
     recording.approvals = _approvals(result)
-    carried = {(link.server, link.mcp_id) for link in recording.links if link.mcp_id is not None}
+    carried = [link for link in recording.links if link.mcp_id is not None]
     for name, messages in recording.servers.items():
-        positions = [i for i, m in enumerate(messages) if (name, m.json.get("id")) in carried]
+        sent = [i for i, m in enumerate(messages) if any(link.carried_by(m) for link in carried)]
+        ids = {messages[i].json.get("id") for i in sent}
+        answered = [i for i, m in enumerate(messages) if not m.outgoing and m.json.get("id") in ids and i > sent[0]]
         # This run's messages: from its first tools/call to the answer of its last (and whatever
         # crossed in between, e.g. a tools/list the client sent on its own).
-        recording.servers[name] = messages[positions[0]:positions[-1] + 1] if positions else []
+        recording.servers[name] = messages[sent[0]:max(sent + answered) + 1] if sent else []
     if not recording.timed:  # typed responses carry no time: order both sides by cause alone
         recording.servers = {name: [ServerMessage(m.server, m.outgoing, m.json) for m in messages]
                              for name, messages in recording.servers.items()}  # fmt: skip
@@ -345,6 +358,13 @@ def _inferred_links(recording: Recording) -> list[Link]:
                     links.append(Link(call_id, message.server, message.json.get("id")))
                     break
     return links
+
+
+def _within(given: Any, sent: Any) -> bool:
+    """Every non-null argument in `given` was sent with the same value."""
+    if not isinstance(given, dict) or not isinstance(sent, dict):
+        return given == sent
+    return all(sent.get(key) == value for key, value in given.items() if value is not None)
 
 
 def _without_nulls(value: Any) -> Any:
