@@ -77,7 +77,7 @@ def build(recording: Recording, title: str | None = None) -> Diagram:
     arrows: list[Arrow] = []
     placed = _placement(recording)
     methods: dict[tuple[str, Any], str] = {}
-    links = {(link.server, link.mcp_id): link for link in recording.links if link.mcp_id is not None}
+    sent = [link for link in recording.links if link.mcp_id is not None]
     approvals = {a.call_id: a for a in recording.approvals}
     asked: set[str] = set()
     seen = _Seen()
@@ -88,23 +88,14 @@ def build(recording: Recording, title: str | None = None) -> Diagram:
             if exchange.response is not None or exchange.status >= 400:
                 style = "error" if exchange.status >= 400 else "response"
                 arrows.append(Arrow(MODEL, APP, _answer_lines(exchange, index + 1), style))
-            for call_id, _name, _arguments in model_calls(exchange):
-                refused = next((link for link in recording.links if link.call_id == call_id and link.refused), None)
-                if refused is not None and call_id not in approvals:
-                    arrows.append(Arrow(APP, APP, (say("refused before sending", "发送前就拒绝了"),
-                                                   f"{short(call_id)}: {refused.refused}"), "refusal"))  # fmt: skip
-                sent = next((link for link in recording.links if link.call_id == call_id and link.mcp_id is not None), None)
-                if sent is not None and not any(sent.carried_by(m) for m in recording.messages):
-                    arrows.append(Arrow(APP, APP, (say("sent to {server} as id {id}", "作为 id {id} 发给了 {server}",
-                                                       server=sent.server, id=sent.mcp_id),
-                                                   say("not in the records given", "不在给出的记录里")), "wait"))  # fmt: skip
+            arrows += _unsent(recording, exchange, approvals)
         for message in placed.get(index, []):
-            link = links.get((message.server, message.json.get("id"))) if message.outgoing else None
+            link = next((link for link in sent if link.carried_by(message)), None)
             if link is not None and link.call_id in approvals and link.call_id not in asked:
                 asked.add(link.call_id)
                 arrows += _asking(approvals[link.call_id])
             arrows.append(_server_arrow(message, methods))
-            if link is not None and message.json.get("method") == "tools/call":
+            if link is not None:
                 arrows.append(Arrow(APP, APP, (f"{short(link.call_id)} ⇄ id {message.json.get('id')}",), "link"))
         if index >= 0:  # a call that waited for a person and sent nothing (yet): after its answer
             for call_id, _name, _arguments in model_calls(recording.model[index]):
@@ -113,6 +104,24 @@ def build(recording: Recording, title: str | None = None) -> Diagram:
                     arrows += _asking(approvals[call_id])
     name = title or say("what crossed, in order", "依次经过线路的内容")
     return Diagram(name, tuple(lanes), tuple(arrows))
+
+
+def _unsent(recording: Recording, exchange: ModelExchange, approvals: dict[str, Any]) -> list[Arrow]:
+    """Notes for the answer's calls that crossed to no server drawn here: refused by the app before
+    sending, or sent to a server whose messages were not among the records given."""
+    notes = []
+    for call_id, _name, _arguments in model_calls(exchange):
+        mine = [link for link in recording.links if link.call_id == call_id]
+        refused = next((link for link in mine if link.refused), None)
+        if refused is not None and call_id not in approvals:
+            notes.append(Arrow(APP, APP, (say("refused before sending", "发送前就拒绝了"),
+                                          f"{short(call_id)}: {refused.refused}"), "refusal"))  # fmt: skip
+        sent = next((link for link in mine if link.mcp_id is not None), None)
+        if sent is not None and not any(sent.carried_by(m) for m in recording.messages):
+            notes.append(Arrow(APP, APP, (say("sent to {server} as id {id}", "作为 id {id} 发给了 {server}",
+                                              server=sent.server, id=sent.mcp_id),
+                                          say("not in the records given", "不在给出的记录里")), "wait"))  # fmt: skip
+    return notes
 
 
 def _carried(call_id: str, links: list[Link]) -> bool:
