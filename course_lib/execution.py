@@ -118,10 +118,21 @@ class Step:
         解析... in the zh-CN edition. `name` itself, what code and records read, stays English."""
         return step_label(self.name)
 
+    @property
+    def outcome_label(self) -> str:
+        """The step's outcome as the edition prints it (see `outcome_label`)."""
+        return outcome_label(self.outcome)
+
 
 def step_label(name: str) -> str:
     """A step's name as the edition prints it (see `Step.label`)."""
     return say(name, STEP_LABELS_ZH.get(name, name))
+
+
+def outcome_label(outcome: str | None) -> str:
+    """An outcome as the edition prints it: "ok" (or None, no error) is 成功 in the zh-CN edition; an
+    error code is a wire value and stays as it is. Code and records keep reading "ok"."""
+    return say("ok", "成功") if outcome is None or outcome == "ok" else outcome
 
 
 STEP_LABELS_ZH = {"allowlist": "允许列表", "parse": "解析", "schema": "schema", "permission": "权限",
@@ -150,6 +161,11 @@ class Execution:
     @property
     def error_code(self) -> str | None:
         return None if self.ok else self.result["error"]["code"]
+
+    @property
+    def outcome_label(self) -> str:
+        """"ok" (成功 in the zh-CN edition) or the error code, as a learner reads it."""
+        return outcome_label(self.error_code)
 
     @property
     def output(self) -> str:
