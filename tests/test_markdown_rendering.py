@@ -26,7 +26,8 @@ NODE_DIR = REPO / "tests" / "node"
 NODE22 = NODE_DIR / "node_modules" / "node" / "bin" / "node"
 MARKED = NODE_DIR / "node_modules" / "marked" / "package.json"
 EDITIONS = {"en": REPO / "notebooks", "zh-CN": REPO / "notebooks" / "zh-CN"}
-GUIDES = [*sorted((REPO / "notebooks").glob("*.md")), *sorted((REPO / "notebooks" / "zh-CN").glob("*.md"))]
+GUIDES = [REPO / "README.md", REPO / "README.zh-CN.md", *sorted((REPO / "notebooks").glob("*.md")),
+          *sorted((REPO / "notebooks" / "zh-CN").glob("*.md"))]  # fmt: skip
 # What JupyterLab's removeMath (@jupyterlab/rendermime latex.ts) hides from marked before rendering:
 # `$`, `$$`, `\begin{…}`, `\\(`, `\\[`. The course has none in its markdown (asserted below), so
 # the text marked sees is the cell's source itself.
@@ -137,7 +138,7 @@ def test_every_chinese_cell_keeps_the_emphasis_of_its_english_cell(rendered):
     assert sum(sum(emphasis(html)) for html in rendered["zh-CN"].values()) > 300  # the comparison saw real emphasis
 
 
-def test_the_guides_learners_open_in_jupyterlab_render_too():
+def test_the_readmes_and_the_guides_learners_open_in_jupyterlab_render_too():
     html = render([path.read_text(encoding="utf-8") for path in GUIDES])
     stranded = {path.name: lines for path, page in zip(GUIDES, html, strict=True) if (lines := raw_markers(page))}
-    assert len(GUIDES) == 3 and stranded == {}
+    assert len(GUIDES) == 5 and stranded == {}

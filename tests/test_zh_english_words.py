@@ -18,7 +18,14 @@ import re
 from functools import cache
 from pathlib import Path
 
+import anthropic.types
+import mcp_types
+import openai
+import openai.types.chat
+import openai.types.responses
 import pytest
+
+from course_lib.explorer import PANELS
 
 REPO = Path(__file__).resolve().parents[1]
 ZH = REPO / "notebooks" / "zh-CN"
@@ -69,7 +76,6 @@ KEPT: list[tuple[str, re.Pattern[str]]] = [
 ]
 KEPT_CELLS = {
     ("09b_frameworks_carry_the_loop", "fw16"): "prints the Mastra script (TypeScript source)",
-    ("04b_streaming_the_call_arrives_in_pieces", "14a62b68"): "prints the SDK's stream class name",
     ("09_capstone_notes_assistant", "521ed7c0"): "the words of an English evaluation question the answer says are missing",
     ("06b_idempotency_durable_writes_and_injection", "8c168a24"): "the email in the workspace, as the tool read it",
     ("06b_idempotency_durable_writes_and_injection", "aa6daf53"): "the store's CONFLICT message, as the model reads it",
@@ -111,13 +117,8 @@ def fixture_phrases() -> tuple[str, ...]:
 def names() -> frozenset[str]:
     """Words that name things in code and on the wire: the keys and one-word values of the JSON and
     reprs the notebooks print (`"head":`, `'method': 'initialize'`), the fixtures' JSON keys and one-word
-    values, and the classes a cell may print the type of (Response, Tool, CallToolResult)."""
-    import anthropic.types
-    import mcp_types
-    import openai.types.chat
-    import openai.types.responses
-
-    found = {name for module in (openai.types.responses, openai.types.chat, anthropic.types, mcp_types)
+    values, and the classes a cell may print the type of (Stream, Response, CallToolResult)."""
+    found = {name for module in (openai, openai.types.responses, openai.types.chat, anthropic.types, mcp_types)
              for name in dir(module) if name[:1].isupper()}  # fmt: skip
     key_or_value = re.compile(r"""['"]([A-Za-z][\w-]*)['"](?=\s*:)|(?<=:)\s*['"]([A-Za-z][\w-]*)['"]""")
     for path in [*(REPO / "notebooks").glob("[0-9]*.ipynb"), *TWINS]:
@@ -126,8 +127,6 @@ def names() -> frozenset[str]:
                 found.update(word for pair in key_or_value.findall(text) for word in pair if word)
     for path in (REPO / "fixtures").rglob("*.json"):
         found.update(s for s in _strings(json.loads(path.read_text(encoding="utf-8"))) if re.fullmatch(r"[A-Za-z][\w-]*", s))
-    from course_lib.explorer import PANELS
-
     found.update(PANELS)  # the explorer's panel names are values the checks compare (stop 18)
     return frozenset(found - LABELS - COURSE_LABELS)
 
