@@ -58,7 +58,7 @@ import ipywidgets as widgets
 from openai import OpenAI
 
 from course_lib.assistant import NotesAssistant, Timed
-from course_lib.execution import step_label
+from course_lib.execution import outcome_label, step_label
 from course_lib.failure_table import CAUSES_ZH, CHECKS_ZH, ROWS, Row
 from course_lib.grounding import Claim, claims, missing_points, ungrounded
 from course_lib.guarded_loop import GuardedResult
@@ -251,7 +251,7 @@ class TaskTrace:
                       say("      why: {why}", "      依据：{why}", why=call.why),
                       say("      validation: {validation}", "      校验：{validation}", validation=call.validation),
                       say("      result: {outcome} · {output} · {time}", "      结果：{outcome} · {output} · {time}",
-                          outcome=call.outcome, output=call.output, time=time_bucket(call.seconds))]  # fmt: skip
+                          outcome=outcome_label(call.outcome), output=call.output, time=time_bucket(call.seconds))]  # fmt: skip
         if not self.calls:
             lines.append(say("  (no tool calls)", "  （没有工具调用）"))
         lines += [say("answer:", "回答："), *("  " + line for line in (self.answer or say("(none)", "（无）")).splitlines())]
