@@ -517,3 +517,16 @@ def test_the_chinese_words_of_a_question_are_its_search_and_the_notes_it_cites_a
         assert "/notes/strict-mode.md" in final and "没有提到" not in final, question
     partly = talk(client, "重试、退避和量子计算是什么关系？", NOTE_TOOLS, ChineseNotes(zh_notes))[-1].output_text
     assert partly.startswith("根据你的笔记：\n- 只重试") and "你的笔记没有提到：量子计算。" in partly  # truly absent: said
+
+
+def test_a_chinese_question_is_cut_into_real_words_never_a_non_word(client, zh_notes):
+    # Regression (issue 28): "为什么写入要用户先批准？" was cut by a term table, the stop word 用 took the first
+    # character of 用户, and the answer said "你的笔记没有提到：户先" about a note that answers the question.
+    from course_lib.chinese_words import words
+
+    assert words("为什么写入要用户先批准？") == ["为什么", "写入", "要", "用户", "先", "批准", "？"]
+    assert key_terms("为什么写入要用户先批准？") == ["写入", "用户", "批准"]
+    assert key_terms("关于幂等键的笔记，最多五条") == ["幂等键"]  # a count is not a topic
+    assert key_terms("什么是量子计算？") == ["量子计算"]  # neighbouring words of the question's own: one topic
+    final = talk(client, "为什么写入要用户先批准？", NOTE_TOOLS, ChineseNotes(zh_notes))[-1].output_text
+    assert final.startswith("根据你的笔记：\n- 只有在一个人批准了这个确切的动作之后") and "没有提到" not in final
