@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from course_lib.chinese_words import add_terms, chinese_words
+from course_lib.chinese_words import Segmenter
 from course_lib.words import WORD as _WORD
 from course_lib.words import stem as _stem
 from course_lib.words import tokens as _tokens
@@ -95,10 +95,9 @@ def _chinese_terms(run: str, bridge: bool = False) -> list[tuple[int, str]]:
     glossary form (with `bridge`, as its English words); a stop word, a count ("五条") or a single
     character dropped; other words kept as written, neighbours joined into one topic ("量子" + "计算"
     → "量子计算"). "用户先批准" → 用户, 批准: never a non-word such as "户先"."""
-    _known_to_segmenter()
     found: list[tuple[int, str]] = []
     joined = False  # the last term found is a word of the question's own, which a next one may extend
-    for at, word in chinese_words(run):
+    for at, word in _SEGMENTER.chinese_words(run):
         if word in ZH_TERMS:
             found += [(at, _ZH_VARIANTS.get(word, word))] if not bridge else [(at, e) for e in ZH_TERMS[word].split()]
             joined = False
@@ -112,17 +111,8 @@ def _chinese_terms(run: str, bridge: bool = False) -> list[tuple[int, str]]:
     return found
 
 
+_SEGMENTER = Segmenter(sorted(ZH_TERMS, key=len, reverse=True))  # the concepts are words of their own
 _COUNT = re.compile(r"[\d一二两三四五六七八九十百千几]+[条篇个次项份遍轮]?")
-
-
-def _known_to_segmenter() -> None:
-    """The course's concepts as words of the segmenter's dictionary (once)."""
-    if not _SEGMENTER_READY:
-        add_terms(sorted(ZH_TERMS, key=len, reverse=True))
-        _SEGMENTER_READY.append(True)
-
-
-_SEGMENTER_READY: list[bool] = []
 
 
 # Words that ask about a topic without naming one ("When should I *set* …", "how is A *different* from
