@@ -163,7 +163,7 @@ NO_FLIP = frozenset({"ONLY", "ALWAYS", "READ", "WRITE", "MODEL", "APP", "OWN", "
 
 NEGATORS_EN = frozenset("not no zero never cannot nothing none neither nor without nobody".split())
 DETERMINERS = frozenset("a an the any this that these those its their our your some no 一个 一种 这个 那个 任何 一条 一篇".split())
-NOUN_NEGATORS_ZH = frozenset("不是 并不是 而不是 并非 而非 算不上 谈不上 称不上 还不是 绝不是 不等于 并不等于".split())
+NOUN_NEGATORS_ZH = frozenset("不是 并不是 算不上 谈不上 称不上 还不是 绝不是 不等于 并不等于".split())
 """A negation that reaches a noun phrase ("not an agent", "no stop conditions", 不是对象): what it negates
 is a thing, not what happens, and "is not X" says the same wherever the words of X stand."""
 NEGATOR_PHRASES_EN = ("instead of", "rather than", "as opposed to", "not even", "no longer", "in place of")
@@ -196,7 +196,7 @@ STOP_ZH = frozenset("""
     的 了 吗 呢 吧 啊 呀 么 是 在 和 与 跟 及 以及 或 或者 还是 这 那 这个 那个 这些 那些 它 它们 他 她 他们 我 你 你们 我们
     就 都 也 还 又 很 更 把 被 让 给 对 从 到 向 当 该 此 其 之 而 并 且 要 会 能 能够 可以 应该 可能 得 地 着 过 所 为 以
     一 一个 一种 一些 一次 两 两个 两次 三 几 个 里 中 上 下 时 时候 之内 之间 这样 那样 什么 怎么 怎样 如何 是否 到底
-    已经 已 正在 就是 即 比如 例如 像 等等 本身 东西 方式 那段 那篇 这篇 那条 这条 一条 一篇 一封 一样地 成为 作为 变成 做 自己
+    已经 已 正在 就是 即 比如 例如 像 等等 本身 东西 方式 那段 那篇 这篇 那条 这条 一条 一篇 一封 一样地 成为 作为 变成 做 自己 还有 其中
 """.split())
 
 # Frames and pleasantries: a sentence made only of these (and stop words) is not a claim about the notes.
@@ -209,7 +209,7 @@ CHAT_EN = frozenset("""
     i'm you're that's here's there's let's it's i've you'd i'd anytime always
 """.split())
 CHAT_ZH = frozenset("""
-    希望 帮助 有帮助 如果 还 需要 别的 随时 告诉 问题 尽管 问 更多 内容 的话 再 叫 就好 找到 这些 笔记 根据 以下 找 看
+    希望 帮助 有帮助 如果 还 还有 需要 别的 随时 告诉 问题 尽管 问 更多 内容 的话 再 叫 就好 找到 这些 笔记 根据 以下 找 看
     我 你 您 里 了 这 对 很 会 有 可以 继续 欢迎 谢谢 好 好的 当然 乐意 高兴 其他 任何 请 吧 啊 哦 嗯 读 读过 搜索 一下
     详细 说明 解释 进一步 补充 下面 如下 内容如下 总结 以上 结果如下 信息 是 的 在 就 也 都 想 要 随时 问我
 """.split())
@@ -219,7 +219,7 @@ THINGS = frozenset("""
     MODEL APP SERVER CLIENT TOOL CALL RESULT ARGUMENT SCHEMA DECLARATION RULE VALUE KEY ID DOMAIN BUDGET PERSON NOTE
     HIT PROTOCOL CODE MESSAGE CONTEXT RESPONSE REQUEST TRACE RECORD QUESTION ANSWER ACTION AGENT LOOP CONDITION STATE
     GOAL STEP FIELD LIST SHAPE PERMISSION BOUNDARY DEFENCE PROMPT TEXT OBJECT DATA INSTRUCTION TIME ATTEMPT ORDER
-    TIMEOUT BACKOFF JITTER STREAM DELTA BUSINESS NULL UNION EVIDENCE TURN PREVIEW HASH IDEMPOTENCY BLANKET
+    TIMEOUT BACKOFF JITTER STREAM DELTA BUSINESS NULL UNION EVIDENCE TURN PREVIEW HASH IDEMPOTENCY BLANKET REPLAY CONFLICT
 """.split())
 """Concepts that are things (nouns): their polarity is that of a phrase ("not an agent"), compared as a whole."""
 

@@ -114,7 +114,7 @@ def clauses(text: str) -> tuple[Clause, ...]:
     outer: list[tuple[list[Concept], int]] = []  # the clauses a parenthesis interrupted
     current: list[Concept] = []
     negated, segment, phrase, carried = False, 0, False, False
-    subordinate = False
+    subordinate, no_phrase = False, False
 
     def close(opened_by: str = "") -> None:
         nonlocal current, negated, segment, phrase, carried, subordinate
@@ -133,13 +133,14 @@ def clauses(text: str) -> tuple[Clause, ...]:
         else:
             concept = _concept(name, not negated, word, segment, phrase, starts)
         current.append(concept)
-        carried = negated and name == "NEED" and not phrase  # "does not need a person's approval": the approval is denied
+        # "does not need a person's approval": the approval is denied; "no answer arrived": the arriving is
+        carried = negated and ((name == "NEED" and not phrase) or (phrase and no_phrase and name in THINGS))
         negated = carried
         phrase = False
 
-    def negate(noun: bool = False) -> None:
-        nonlocal negated, phrase, carried
-        negated, phrase, carried = not negated, noun, False
+    def negate(noun: bool = False, no: bool = False) -> None:
+        nonlocal negated, phrase, carried, no_phrase
+        negated, phrase, carried, no_phrase = not negated, noun, False, no
 
     tokens = _raw_tokens(text)
     i = 0
@@ -171,7 +172,7 @@ def clauses(text: str) -> tuple[Clause, ...]:
                 last = current.pop()  # "executes nothing": the verb before it is what is negated
                 current.append(_concept(last.name, not last.positive, last.word, segment))
             elif token in NEGATORS_EN:
-                negate(token in ("no", "zero"))
+                negate(token in ("no", "zero"), token in ("no", "zero"))
             elif negated and token in DETERMINERS:
                 phrase = True  # "not an agent", "not the schema's required list"
             elif token not in STOP_EN and len(token) > 1:
@@ -193,7 +194,8 @@ def clauses(text: str) -> tuple[Clause, ...]:
             elif token not in STOP_ZH and len(token) > 1:
                 add(token, token)
         else:  # an identifier: a code, a field, a method, a number
-            add(WORDS_EN.get(token, token), token, identifier=True)
+            named = WORDS_EN.get(stem(token), token).upper() == token.upper()  # TIMEOUT is the concept TIMEOUT
+            add(token.upper() if named else token, token, identifier=True)  # FORBIDDEN stays FORBIDDEN, not "refuse"
         i += 1
     while outer:
         if current:
