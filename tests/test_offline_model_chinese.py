@@ -364,13 +364,14 @@ def test_a_chinese_question_over_english_notes_is_searched_in_chinese_then_in_en
     read = [arguments["path"] for r in responses for name, arguments in calls_of(r) if name == "notes__read_note"]
     assert path in read
     final = responses[-1].output_text
-    assert final.startswith("根据你的笔记：\n- ") and f"[{path}]" in final and "来源：" in final
+    assert final.startswith("根据你的笔记：\n- ") and f"[{path}:" in final and "来源：" in final
     sources = final.rsplit("来源：", 1)[1].split("、")
     assert path in sources and set(sources) <= set(read)
     for line in final.splitlines()[1:]:  # every quoted sentence is verbatim from a note it cites
         if line.startswith("- "):
             sentence, cited = line[2:].rsplit(" [", 1)
-            assert sentence in (notes_dir() / cited[:-1].removeprefix("/notes/")).read_text()
+            cited, _, number = cited[:-1].partition(":")  # [path:line]: the line the sentence stands on
+            assert sentence in (notes_dir() / cited.removeprefix("/notes/")).read_text().splitlines()[int(number) - 1]
 
 
 def test_a_chinese_limit_is_sent_as_a_number(client):
@@ -463,7 +464,7 @@ def test_a_chinese_question_over_a_chinese_note_is_answered_from_it(client, tmp_
     responses = talk(client, "什么是量子计算？", NOTE_TOOLS, answer)
     assert calls_of(responses[0]) == [("notes__search_notes", {"query": "量子计算", "limit": None})]
     assert calls_of(responses[1]) == [("notes__read_note", {"path": "/notes/liangzi.md"})]
-    assert responses[-1].output_text == "根据你的笔记：\n- 量子计算用量子比特保存状态。 [/notes/liangzi.md]\n\n来源：/notes/liangzi.md"
+    assert responses[-1].output_text == "根据你的笔记：\n- 量子计算用量子比特保存状态。 [/notes/liangzi.md:3]\n\n来源：/notes/liangzi.md"
 
 
 # ---- the zh-CN edition's own notes: Chinese questions over Chinese notes -------------------------
@@ -497,12 +498,14 @@ def test_a_chinese_question_over_the_chinese_notes_is_searched_once_in_chinese(c
     assert searches == [" ".join(key_terms(question))]  # one search, in the question's own words
     read = [arguments["path"] for r in responses for name, arguments in calls_of(r) if name == "notes__read_note"]
     final = responses[-1].output_text
-    assert path in read and final.startswith("根据你的笔记：\n- ") and f"[{path}]" in final
+    assert path in read and final.startswith("根据你的笔记：\n- ") and f"[{path}:" in final
     assert path in final.rsplit("来源：", 1)[1].split("、")
     for line in final.splitlines()[1:]:  # every quoted sentence is verbatim from the Chinese note it cites
         if line.startswith("- "):
             sentence, cited = line[2:].rsplit(" [", 1)
-            assert sentence in (zh_notes / cited[:-1].removeprefix("/notes/")).read_text(encoding="utf-8")
+            cited, _, number = cited[:-1].partition(":")  # [path:line]: the line the sentence stands on
+            note = (zh_notes / cited.removeprefix("/notes/")).read_text(encoding="utf-8")
+            assert sentence in note.splitlines()[int(number) - 1]
     assert "没有提到" not in final
 
 

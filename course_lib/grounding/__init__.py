@@ -215,7 +215,7 @@ def _traced(sentence: str, read: dict[str, str], cited: list[str]) -> Claim:
             return Claim(text, None, say("cites line {n} of {path}, which has no such line", "引用了 {path} 的第 {n} 行，可那里没有这一行",
                                          n=beyond[0], path=path), cited=citation)  # fmt: skip
         if lines:
-            verdict = judge(text, {n: numbered[n] for n in lines if n in numbered})
+            verdict = judge(text, {n: numbered[n] for n in lines if n in numbered}, numbered)
             if verdict.supported or verdict.contradicted:
                 return _claim(text, path, verdict, citation)
     notes = named or list(read)

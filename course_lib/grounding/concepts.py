@@ -28,7 +28,7 @@ BEFORE: before, first, prior, earlier, ahead of, beforehand | 之前, 先, 以�
 AFTER: after, then, later, afterwards, following | 之后, 然后, 以后, 随后, 接着
 SUCCEED: succeed, success, successful, successfully, works, worked, ok | 成功, 顺利
 FAIL: fail, fails, failed, failure, failures, error, errors, broken | 失败, 出错, 错误, 故障
-RETRY: retry, retries, retried, another attempt, try again, tried again, repeat, repeated, again, re-run, rerun | 重试, 再试, 再试一次, 重复, 重新尝试, 再来一次, 再
+RETRY: retry, retries, retried, another attempt, another try, one more try, try again, tried again, repeat, repeated, again, re-run, rerun | 重试, 再试, 再试一次, 重复, 重新尝试, 再来一次, 再
 RECOVER: recover, recoverable, recovery, transient, temporary | 恢复, 可恢复, 暂时性, 暂时
 PERMANENT: permanent, permanently, same way every time | 永久, 每次都会以同样的方式失败
 DATA: data, content, plain text | 数据, 内容
@@ -99,7 +99,8 @@ ANSWER: answer, answers, answered, reply | 回答, 答复
 ACTION: action, actions, operation | 动作, 操作
 EXACT: exact, exactly, precise, specific | 确切, 准确, 具体
 BIND: bind, binds, bound to, tied to, attached to | 绑定
-EXPIRE: expire, expires, expired, used up | 过期, 用掉
+EXPIRE: expire, expires, expired, used up, use up, uses up | 过期, 用掉
+REUSE: used again, use again, reused, reuse, reusable, used more than once | 再次使用, 重复使用, 复用
 INJECT: inject, injected, injection | 注入
 PROMPT: prompt, prompts | 提示词, 提示
 EXPOSE: expose, exposes, offer, offers, give access | 暴露, 提供
@@ -144,6 +145,7 @@ CHANGE: change, changes, changed, vary, varies | 变, 改变, 变化, 变了
 STAY: stay the same, stays the same, remain the same, remains the same, unchanged, stays, remains | 不变, 保持不变, 一样
 ALLOW: allow, allows, permit, permits, permitted, through, pass through, let through | 放行, 允许
 SHOW: show, shows, display, displays, present | 展示, 显示
+WORTH: worth, deserve, deserves, merit, merits, worthwhile | 值得
 """.strip()
 
 # Pairs of opposites: a claim that puts one where the note says the other says the opposite.
@@ -151,7 +153,7 @@ OPPOSITES = (
     ("CONCURRENT", "WAIT"), ("INDEPENDENT", "DEPEND"), ("SAME", "DIFFERENT"), ("ONLY", "ALWAYS"),
     ("SUCCEED", "FAIL"), ("RECOVER", "PERMANENT"), ("DATA", "INSTRUCTION"),
     ("TEXT", "OBJECT"), ("TRUSTED", "UNTRUSTED"), ("READ", "WRITE"), ("APPROVE", "REFUSE"),
-    ("CORRECT", "INVALID"), ("MODEL", "APP"), ("SAME", "OWN"), ("ALLOW", "STOP"), ("ALLOW", "REFUSE"), ("CHANGE", "STAY"),
+    ("CORRECT", "INVALID"), ("MODEL", "APP"), ("SAME", "OWN"), ("ALLOW", "STOP"), ("ALLOW", "REFUSE"), ("CHANGE", "STAY"), ("EXPIRE", "REUSE"),
 )
 """MODEL / APP: the course's two actors; "the app fills in the key" and "the model fills in the key" are
 opposite claims about who does it (a note that names both, as most do, never meets this check)."""

@@ -263,8 +263,10 @@ class Verdict:
     contradicted: bool = False
 
 
-def judge(claim: str, lines: dict[int, str]) -> Verdict:
-    """Whether `claim` is supported by `lines` (line number → text).
+def judge(claim: str, lines: dict[int, str], context: dict[int, str] | None = None) -> Verdict:
+    """Whether `claim` is supported by `lines` (line number → text); `context` (default `lines`): the
+    whole note they are part of, whose other lines can show the claim says the opposite (a claim that
+    cites line 5 for "the JSON-RPC id comes from the model API" is contradicted by line 4).
 
     Each clause of the claim is matched to the lines that share most concepts with it (an opposite
     counts as shared: "must wait" is about what "can run concurrently" is about), and within each
@@ -275,18 +277,21 @@ def judge(claim: str, lines: dict[int, str]) -> Verdict:
     wanted = {c.name for clause in claim_clauses for c in clause}
     if not wanted:
         return Verdict(False, why=say("says nothing that can be checked", "没有说出可以核对的内容"))
-    analysed = {n: _joined(clauses(text), only_subordinate=True) for n, text in sorted(lines.items())}
+    context = {**(context or {}), **lines}
+    analysed = {n: _joined(clauses(text), only_subordinate=True) for n, text in sorted(context.items())}
     rests_on: list[int] = []
     for clause in claim_clauses:
         overlaps = {n: max((_overlap(clause, note) for note in notes), default=0) for n, notes in analysed.items()}
-        most = max(overlaps.values(), default=0)
-        if most < min(1.5, len({c.name for c in clause})):
-            continue
-        best = [n for n, shared in overlaps.items() if shared == most]
-        for n in best:  # the lines this clause is about: one that says the opposite decides
-            if conflict := _conflict(clause, analysed[n], n, analysed):
-                return Verdict(False, (n,), conflict, contradicted=True)
-        rests_on.append(next((n for n in best if n in rests_on), best[0]))
+        for scope in (analysed, lines):  # the lines the clause is most about, in the whole note, then among those cited
+            most = max((overlaps[n] for n in scope), default=0)
+            if most < min(1.5, len({c.name for c in clause})):
+                continue
+            best = [n for n in scope if overlaps[n] == most]
+            for n in best:  # one that says the opposite decides
+                if conflict := _conflict(clause, analysed[n], n, analysed):
+                    return Verdict(False, (n,), conflict, contradicted=True)
+            if scope is lines:
+                rests_on.append(next((n for n in best if n in rests_on), best[0]))
     window = tuple(sorted(set(rests_on)))
     if not window:
         return Verdict(False, why=say("shares too little with the lines", "和这些行的共同之处太少"))
