@@ -72,6 +72,7 @@ INVALID_CODES = frozenset({"INVALID_INPUT", "FORBIDDEN"})
 RECOVERABLE_CODES = frozenset({"INVALID_INPUT", "NOT_FOUND", "TIMEOUT", "UPSTREAM_ERROR"})
 RETRY_BOUND = 2  # a failed call may be repeated unchanged at most this many times
 TURN_BUDGET = 5  # more model requests than this for one question counts as "too many rounds"
+REQUESTS_PER_TASK = 4  # about: 3.1 on average on the offline model, at most TURN_BUDGET (and an approval round)
 
 # What the tables print, in the edition's language (`course_lib.lang.say`); a metric's `name` stays
 # its English identifier (code filters on it), only its label is translated.
@@ -366,6 +367,12 @@ def run_task(question: Question, *, client: OpenAI | None = None, root: Path | N
                 result = assistant.approve(result) if question.approve else assistant.reject(result)
             seconds = time.perf_counter() - start
             return build_trace(question, result, assistant.executor.history, seconds, assistant.gaps)
+
+
+def estimated_requests(questions: Iterable[Question]) -> int:
+    """About how many model requests running `questions` once sends (`REQUESTS_PER_TASK` each): what a
+    run on a paid endpoint says before it starts (`backend.client_for_requests`)."""
+    return REQUESTS_PER_TASK * len(list(questions))
 
 
 def run_eval(questions: Iterable[Question] | None = None, *, client: OpenAI | None = None,
