@@ -37,7 +37,7 @@ def test_a_quote_of_an_unread_note_or_an_invented_sentence_is_not_grounded():
     assert invented.why == "not found in any note read"
     assert ungrounded("Freeze the backbone first.", {})[0].why == "not found anywhere: no note was read"
     [always] = ungrounded("Always retry a write three times.", READ)  # it says the opposite of "retry only …"
-    assert always.contradicted and always.why == "/notes/retries.md: line 2 says the opposite: only, not always"
+    assert always.contradicted and always.why == "/notes/retries.md: line 2 says the opposite: 'only', not 'always'"
 
 
 def test_a_paraphrase_in_other_words_is_grounded_and_a_reversal_with_the_notes_words_is_not():

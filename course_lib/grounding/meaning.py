@@ -157,6 +157,10 @@ def clauses(text: str) -> tuple[Clause, ...]:
         elif (kind == "stop" and token not in _COMMAS) or (kind == "word" and token in _CLAUSE_WORDS) or (
                 kind == "zh" and token in CLAUSE_WORDS_ZH):
             close(token)
+        elif kind == "stop" and token == "," and i + 1 < len(tokens) and tokens[i + 1] in (("word", "and"), ("word", "or")):
+            close(token)  # ", and two writes …": a second statement
+            i += 2
+            continue
         elif kind == "stop":
             negated, segment, phrase, carried = False, segment + 1, False, False
         elif kind == "word" and (found := _phrase_at(tokens, i)):
@@ -360,14 +364,15 @@ def _against(clause: Clause, aligned: Clause, line: int, analysed: dict[int, lis
                 and (concept.name, not concept.positive) not in mine):
             thing = concept.name in THINGS or concept.phrase or theirs[concept.name].phrase or concept.identifier
             if not thing or parity or swapped:
-                return say("{where} says the opposite: {word} is {polarity} there", "{where}说的正相反：那里{polarity_zh}{word}",
-                           where=where, word=_shown(concept.name), polarity="negated" if concept.positive else "affirmed",
+                return say("{where} says the opposite: {word!r} is {polarity} there", "{where}说的正相反：那里{polarity_zh}“{word}”",
+                           where=where, word=concept.word or _shown(concept.name), polarity="negated" if concept.positive else "affirmed",
                            polarity_zh="否定了" if concept.positive else "肯定了")  # fmt: skip
         if concept.positive and (concept.name, True) not in held:
             for opposite in sorted(OPPOSITE.get(concept.name, ())):
                 if (opposite, True) in held and opposite not in mine_names:
-                    return say("{where} says the opposite: {other}, not {word}", "{where}说的正相反：是{other}，不是{word}",
-                               where=where, other=_shown(opposite), word=_shown(concept.name))  # fmt: skip
+                    other = next(c.word for c in aligned if c.name == opposite and c.positive) or _shown(opposite)
+                    return say("{where} says the opposite: {other!r}, not {word!r}", "{where}说的正相反：是“{other}”，不是“{word}”",
+                               where=where, other=other, word=concept.word or _shown(concept.name))  # fmt: skip
     head, their_head = _head(clause), _head(aligned)
     subject = {c.name for c in _subject(aligned)}
     rivals = [note for notes in analysed.values() for note in notes
@@ -380,7 +385,7 @@ def _against(clause: Clause, aligned: Clause, line: int, analysed: dict[int, lis
     if (head and their_head and head not in subject and their_head not in mine_names and rivals
             and all(predicate(rival) < predicate(aligned) for rival in rivals)):
         return say("{where} says this of {other}, not of {name}", "{where}说的是 {other}，不是 {name}", where=where,
-                   other=_shown(their_head), name=_shown(head))  # "FORBIDDEN is worth another attempt"  # fmt: skip
+                   other=_word(aligned, their_head), name=_word(clause, head))  # "FORBIDDEN is worth another attempt"  # fmt: skip
     named, their_names = {c.name for c in clause if c.identifier}, {c.name for c in aligned if c.identifier}
     elsewhere = {c.name for notes in analysed.values() for note in notes if note is not aligned for c in note}
     for name in sorted((named - their_names) & elsewhere):
@@ -390,8 +395,8 @@ def _against(clause: Clause, aligned: Clause, line: int, analysed: dict[int, lis
     ours, its = _order(clause), _order(aligned)
     for first, then in sorted(ours):
         if (then, first) in its and (first, then) not in its:
-            return say("{where} says the other order: {then} before {first}", "{where}说的顺序正相反：先{then}，后{first}",
-                       where=where, then=_shown(then), first=_shown(first))  # fmt: skip
+            return say("{where} says the other order: {then} before {first}", "{where}说的顺序正相反：先“{then}”，后“{first}”",
+                       where=where, then=_word(aligned, then), first=_word(aligned, first))  # fmt: skip
     return ""
 
 
@@ -449,6 +454,11 @@ def _order(clause: Clause) -> set[tuple[str, str]]:
     else:  # "X, then Y"
         first, then = left, right
     return {(a, b) for a in first for b in then if a != b and a not in then and b not in first}
+
+
+def _word(clause: Clause, name: str) -> str:
+    """The word `clause` writes for concept `name` (as written, lower case)."""
+    return next((c.word for c in clause if c.name == name and c.word), _shown(name))
 
 
 def _shown(name: str) -> str:
