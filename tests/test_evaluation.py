@@ -228,7 +228,7 @@ def test_the_chinese_edition_prints_the_same_figures_under_chinese_labels(traces
     english_rows = [row.split() for row in english[1].splitlines()[1:]]
     assert [r[:1] + r[2:] for r in chinese_rows] == [r[:1] + r[2:] for r in english_rows]  # the same rows, figures and all
     assert [r[1] for r in chinese_rows] == [kind_label(r[1]) for r in english_rows] and chinese_rows[0][1] == "回答"
-    assert cost_summary(traces).splitlines()[:2] == ["每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3324，最多 6382"]
+    assert cost_summary(traces).splitlines()[:2] == ["每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3518，最多 6697"]
     assert cost_summary(traces).splitlines()[2].startswith("每个任务的时间（按区间）：")
     assert diagnosis_table(traces).splitlines()[:3] == [  # the source's symptom, failure_table's Chinese cause and glosses
         "C  参数经常不合法（任务：q22）", "    可能的原因：schema 太宽松，或者字段描述含糊",
@@ -236,7 +236,7 @@ def test_the_chinese_edition_prints_the_same_figures_under_chinese_labels(traces
     browsed = TraceBrowser(traces, selected="q23").text().splitlines()
     assert browsed[0].startswith("轨迹浏览器：24 个任务（q01, q02,") and browsed[1] == "选中的："
     assert browsed[2] == "q23 [恢复] Which tool calls may run in parallel, and which must wait?"
-    assert browsed[4].startswith("状态：completed  原因：None  模型请求数：5  token 数：6382")
+    assert browsed[4].startswith("状态：completed  原因：None  模型请求数：5  token 数：6697")
     assert completion_problems(by_id(traces)["q23"]) == ["没有讲到：must wait"]
     monkeypatch.setenv("COURSE_LANG", "en")
     assert english == (metrics_table(compute_metrics(traces)), tasks_table(traces), cost_summary(traces),
