@@ -27,8 +27,8 @@ from typing import Any
 from openai import OpenAI
 from openai.types.responses import Response
 
-from course_lib.evaluation import (Metric, Question, TaskTrace, compute_metrics, estimated_requests, load_questions,
-                                   metric_label, run_eval)  # fmt: skip
+from course_lib.evaluation import (Metric, Question, TaskTrace, client_for, compute_metrics, load_questions, metric_label,
+                                   run_eval, says_evidence_missing)  # fmt: skip
 from course_lib.lang import display_width, pad
 from course_lib.lang import say
 
@@ -80,12 +80,12 @@ class Guesses(ChangedModel):
 
     def change_response(self, request: dict[str, Any], response: Response) -> Response:
         said = response.output_text
-        if "evidence is missing" not in said and "证据不足" not in said:
+        if not says_evidence_missing(said):  # the offline model's words, or a real model's ("your notes don't cover …")
             return response
         seen = [p for i in request["input"] if isinstance(i, dict) and i.get("type") == "function_call_output"
                 for p in _PATH.findall(json.dumps(i.get("output", "")))]  # fmt: skip
         cited = (seen or ["/notes/strict-mode.md"])[0]
-        text = f"{GUESS_ZH}\n\n来源：{cited}" if "证据不足" in said else f"{GUESS}\n\nSources: {cited}"
+        text = f"{GUESS_ZH}\n\n来源：{cited}" if re.search(r"[\u4e00-\u9fff]", said) else f"{GUESS}\n\nSources: {cited}"
         output = []
         for item in response.output:
             if item.type == "message":
@@ -106,10 +106,7 @@ def compare(changes: dict[str, Change | None], questions: Iterable[Question] | N
     """
     questions = list(questions) if questions is not None else load_questions()
     if client is None:
-        from course_lib.backend import client_for_requests
-
-        client = client_for_requests(estimated_requests(questions) * len(changes), "The comparison", "这次对比",
-                                     transport=transport)  # fmt: skip
+        client = client_for(questions, versions=len(changes), transport=transport, what=("The comparison", "这次对比"))
     results = {}
     for name, change in changes.items():
         traces = run_eval(questions, client=change(client) if change else client)

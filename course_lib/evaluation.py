@@ -375,6 +375,17 @@ def estimated_requests(questions: Iterable[Question]) -> int:
     return REQUESTS_PER_TASK * len(list(questions))
 
 
+def client_for(questions: Iterable[Question], *, versions: int = 1, transport: Any = None,
+               what: tuple[str, str] = ("The evaluation", "这次评估")) -> OpenAI:  # fmt: skip
+    """The model client for running `questions` (`versions` times): `backend.client_for_requests` for
+    `estimated_requests`. Offline: the offline model, without a word. On a real endpoint, more than a
+    handful of requests: one line first says how many would go where, and the run stays on the offline
+    model unless `COURSE_PAID_RUNS` allows that many (`transport`: e.g. the course's wire capture)."""
+    from course_lib.backend import client_for_requests
+
+    return client_for_requests(estimated_requests(questions) * versions, *what, transport=transport)
+
+
 def run_eval(questions: Iterable[Question] | None = None, *, client: OpenAI | None = None,
              root: Path | None = None) -> list[TaskTrace]:  # fmt: skip
     """Run every question (default: `load_questions()`) over the notes in `root` (default:
