@@ -54,7 +54,6 @@ STOPS: dict[tuple[str, str], str] = {
     ("zh-CN", "06b_idempotency_durable_writes_and_injection"): "ValueError: not enough values to unpack (expected 1, got 0)",
     ("zh-CN", "07_parallel_calls"): "AttributeError: 'ResponseReasoningItem' object has no attribute 'call_id'",
     ("zh-CN", "08_explore_which_objects_change"): "KeyError: 'arguments'",
-    ("zh-CN", "09_capstone_notes_assistant"): "TypeError: 'NoneType' object is not subscriptable",
 }  # fmt: skip
 
 
