@@ -439,10 +439,9 @@ def _order(clause: Clause) -> set[tuple[str, str]]:
         here = [c.name for c in clause[:m] if c.segment == clause[m].segment]
         rest = [c.name for c in plain if c.segment > clause[m].segment] or [c.name for c in clause[:m] if c.segment < clause[m].segment]
         first, then = (here, rest) if word in _AFTER else (rest, here)
-    elif word in ("先", "首先"):
-        first, then = right[: max(1, len([c for c in clause[m + 1 :] if c.segment == clause[m].segment]))], []
-        first, then = [c.name for c in clause[m + 1 :] if c.segment == clause[m].segment], \
-            [c.name for c in clause[m + 1 :] if c.segment > clause[m].segment]
+    elif word in ("先", "首先"):  # 先 X，再 Y
+        first = [c.name for c in clause[m + 1 :] if c.segment == clause[m].segment]
+        then = [c.name for c in clause[m + 1 :] if c.segment > clause[m].segment]
     elif not left and word in _BEFORE | _AFTER:  # "Before X, Y" / "After X, Y": the comma ends X
         x = [c.name for c in clause[m + 1 :] if c.segment == clause[m].segment]
         y = [c.name for c in clause[m + 1 :] if c.segment > clause[m].segment]
@@ -463,7 +462,3 @@ def _word(clause: Clause, name: str) -> str:
 
 def _shown(name: str) -> str:
     return name.lower() if name.isupper() else name
-
-
-def is_chinese(text: str) -> bool:
-    return bool(CJK_RUN.search(text))

@@ -2,13 +2,15 @@
 
 The notes assistant searches with these terms and checks whether the notes it read mention them.
 
-Chinese has no spaces between words. A Chinese question is cut by longest match against a small,
-explicit table of the course's concepts (`ZH_TERMS`: 幂等键, 批准, 重试, …; one term per concept as in
-`notebooks/zh-CN/GLOSSARY.md`, plus common variants) and a list of Chinese function words
-(`_ZH_STOP`). `key_terms` keeps each concept in its glossary form (审批 → 批准, 失败的 → 失败) and
-any other run of two or more characters as written ("量子计算"): a Chinese question is searched in
-Chinese, and the notes search matches it by character bigrams (`course_lib.words.tokens`), so the
-zh-CN edition's Chinese notes are found, read and quoted.
+Chinese has no spaces between words. A Chinese question is cut into words by a real segmenter
+(`course_lib.chinese_words`: jieba's dictionary, with the course's concepts of `ZH_TERMS` added so
+each stays one word: 幂等键, 智能体循环, …; one term per concept as in `notebooks/zh-CN/GLOSSARY.md`,
+plus common variants), and Chinese function words (`_ZH_STOP`) are dropped. `key_terms` keeps each
+concept in its glossary form (审批 → 批准, 失败的 → 失败) and any other word of two or more characters
+as written ("量子计算"; neighbouring words of the question's own are one topic), never a fragment
+such as "户先" that a table cut out of "用户先批准": a Chinese question is searched in Chinese, and
+the notes search matches it by character bigrams (`course_lib.words.tokens`), so the zh-CN edition's
+Chinese notes are found, read and quoted.
 
 Notes written in English hold none of those bigrams. `bridged_terms` gives the same question's
 concepts as the English words the English notes use (幂等键 → idempotency key): the assistant
