@@ -23,19 +23,22 @@ The metrics, each computed only from those traces:
     argument validity   calls whose first attempt passed the schema and the business checks
                         (not refused with INVALID_INPUT or FORBIDDEN)
     citation            answers that cite, whose every cited note was read in that task and whose
-                        every quoted sentence is in the note it names
-    task completion     completed tasks whose answer, sources, points and write match the
-                        expectation, and whose every claim is grounded
+                        every cited line says what the answer says there (by meaning: `grounding`)
+    task completion     completed tasks whose answer, sources, points (by meaning) and write match
+                        the expectation, and whose every claim is grounded
     write confirmation  writes whose first attempt stopped for approval, and that never ran
                         without an approval step
     failure recovery    recoverable failures (INVALID_INPUT, NOT_FOUND, retryable ones) followed
                         by a success of the same tool with new arguments, or a bounded retry
-    claim grounding     claims (sentences) of the answers traceable to a note read in that task
-                        (`grounding`)
+    claim grounding     claims of the answers whose meaning rests on what that task read, found or
+                        saved (`grounding`); an answer that claims nothing counts as one that fails
     turns, tokens, time per task (time is measured; tables show it bucketed, see `time_bucket`)
 
 Comparing a baseline with a change (a tool removed, a model that guesses) is `comparison`;
 asking the learner a follow-up question and grading the reply is `follow_up`.
+
+Every check reads the answer as a real model writes it too: markdown, another order, a closing
+pleasantry, other words. On a paid endpoint, `client_for` says the cost of a run before it starts.
 
 Run it:  python -m course_lib.evaluation [--questions FILE]
 """
