@@ -756,7 +756,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--questions", type=Path, default=None, help="questions JSON (default: fixtures/eval_questions.json)")
     options = parser.parse_args(argv)
     print(describe_backend())
-    traces = run_eval(load_questions(options.questions))
+    questions = load_questions(options.questions)
+    traces = run_eval(questions, client=client_for(questions))  # on a paid endpoint: the cost first
     metrics = compute_metrics(traces)
     print(tasks_table(traces), "", metrics_table(metrics), "", bar_chart(metrics), "", cost_summary(traces), "",
           diagnosis_table(traces), sep="\n")  # fmt: skip
