@@ -28,7 +28,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from course_lib.offline_model import running_server
+from tests.conftest import standin_env
 
 ROOT = Path(__file__).resolve().parent.parent
 EDITIONS = {"en": ROOT / "notebooks", "zh-CN": ROOT / "notebooks" / "zh-CN"}
@@ -38,25 +38,11 @@ CELL_TIMEOUT = 600  # seconds; a cell that waits on a model that never answers f
 # The notebooks that stop today on the stand-in, each with (a stable part of) the first line of its error.
 # Remove a line once its notebook runs to the end; `test_every_notebook_runs_on_another_model` says which.
 STOPS: dict[tuple[str, str], str] = {
-    ("zh-CN", "09_capstone_notes_assistant"): "TypeError: 'NoneType' object is not subscriptable",
 }  # fmt: skip
 
 
 class KnownStop(Exception):
     """The notebook stopped with the error `STOPS` records for it: an expected failure, for now."""
-
-
-@pytest.fixture(scope="module")
-def standin_url():
-    """The stand-in over real HTTP on a free port, for the whole module."""
-    with running_server(vary=True) as url:
-        yield url
-
-
-def standin_env(url: str, model: str) -> dict[str, str]:
-    """The environment of a learner who set keys and points the course at an endpoint (the stand-in)."""
-    return {"OPENAI_API_KEY": "sk-standin", "OPENAI_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-standin",
-            "ANTHROPIC_BASE_URL": url.removesuffix("/v1"), "COURSE_MODEL": model}  # fmt: skip
 
 
 def first_error_line(error: CellExecutionError) -> str:
