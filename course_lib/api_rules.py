@@ -327,13 +327,15 @@ def _unanswered(index: int, ids: list[str]) -> str:
 
 # ---- Responses input -------------------------------------------------------------------------------------
 
-_REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")  # the model families the real API treats as reasoning models
+# The model families the real API treats as reasoning models: gpt-5… and gpt-6… (gpt-6-luna, "OpenAI's
+# efficient reasoning model", configurable reasoning effort, as its model pages describe it, 2026-09), o1, o3, o4.
+_REASONING_PREFIXES = ("gpt-5", "gpt-6", "o1", "o3", "o4")
 _NOT_REASONING = ("gpt-5-chat",)  # gpt-5-chat-latest is ChatGPT's non-reasoning model
 
 
 def is_reasoning_model(model: str) -> bool:
-    """Whether `model` is a reasoning model (gpt-5…, o1…, o3…, o4…; not gpt-5-chat…): the one place
-    the rule lives."""
+    """Whether `model` is a reasoning model (gpt-5…, gpt-6…, o1…, o3…, o4…; not gpt-5-chat…): the one
+    place the rule lives."""
     name = model.strip().lower()
     return name.startswith(_REASONING_PREFIXES) and not name.startswith(_NOT_REASONING)
 

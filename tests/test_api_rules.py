@@ -289,7 +289,8 @@ def test_every_rule_names_its_api_status_and_source():
 
 
 def test_the_reasoning_model_rule_lives_here():
-    assert is_reasoning_model("gpt-5") and is_reasoning_model("o4-mini") and not is_reasoning_model("gpt-5-chat-latest")
+    assert is_reasoning_model("gpt-5") and is_reasoning_model("gpt-6-luna") and is_reasoning_model("o4-mini")
+    assert not is_reasoning_model("gpt-5-chat-latest") and not is_reasoning_model("gpt-4.1")
     from course_lib.offline_model.reasoning import is_reasoning_model as offline
 
     assert offline is is_reasoning_model
