@@ -168,6 +168,14 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
          400, "No tool output found for function call {call_id}.",
          "the API's 400, in the offline model since the course began (offline_model/validation.py _check_pairs)",
          param="input", enforced="offline_model/validation.py"),
+    Rule("responses.known_item_fields", "responses",
+         "An input item holds only the fields the API knows for its type, even null ones: a plain "
+         "`model_dump()` (Python names such as `async_`), a stream's parsed fields (`parsed_arguments`) "
+         "or a reasoning item's output-only `status` are refused.",
+         400, "Unknown parameter: '{where}'.",
+         "the openai SDK's own request types (ResponseInputItemParam, read at run time: offline_model/known_fields.py); "
+         "the 400 quoted in pydantic/pydantic-ai#3653, openai/openai-python#3008, openai/openai-agents-python#3026",
+         param="{where}", code="unknown_parameter", enforced="offline_model/validation.py"),
     # ---- Chat Completions ---------------------------------------------------------------------------------
     Rule("chat.tool_message_follows_calls", "chat",
          "An assistant message with tool_calls is followed by a tool message for each tool_call_id.",
