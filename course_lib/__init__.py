@@ -43,6 +43,7 @@ Capstone      notes_server   the notes MCP server: search, read, save a learning
               comparison     a baseline against one change: which metrics move
               follow_up      a follow-up question, graded against the note
 Frameworks    frameworks     the task through the Agents SDK, pydantic-ai and Mastra, both wires tapped; the duty table
+Pictures      pictures       drawn from what a run recorded: sequence diagrams (Mermaid + PNG + text), timelines, charts
 Interview     interview      the question cards
               drills         diagnose recorded broken traces (recorded by broken_traces)
 Progress      progress       each check's outcome in a local SQLite file; a learner's own table

@@ -25,6 +25,7 @@ version and client info).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -43,10 +44,13 @@ Direction = Literal["app→server", "server→app"]
 
 @dataclass(frozen=True)
 class WireMessage:
-    """One JSON-RPC message as it crossed the connection."""
+    """One JSON-RPC message as it crossed the connection. `at` is when the relay passed it on
+    (`time.monotonic()`), to order it among the model's HTTP exchanges (`wire.HttpExchange.at`);
+    it is not part of the message (not compared, not shown)."""
 
     direction: Direction
     json: dict[str, Any]
+    at: float = field(default_factory=time.monotonic, compare=False, repr=False)
 
     @property
     def text(self) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -140,6 +141,10 @@ class Execution:
     steps: list[Step] = field(default_factory=list)
     arguments: dict[str, Any] | None = None
     notes: dict[str, Any] = field(default_factory=dict)  # from the handler: server, tool, mcp_id...
+    # When the executor began and finished it (`time.monotonic()`; None: never executed), for a
+    # timeline of one turn's calls (`pictures.timeline`). Not shown, not compared.
+    started: float | None = field(default=None, repr=False, compare=False)
+    ended: float | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -223,7 +228,8 @@ class Executor:
         `allowed` narrows this turn's allowlist to some registered tools (default: all of them);
         one name may be given as a string.
         """
-        execution = Execution(call_id, _shown(name), _shown(arguments_text), f"trace-{next(self._trace_numbers):04d}")
+        execution = Execution(call_id, _shown(name), _shown(arguments_text), f"trace-{next(self._trace_numbers):04d}",
+                              started=time.monotonic())  # fmt: skip
         try:
             execution.result = success(await self._steps(execution, name, arguments_text, session, allowed))
         except Refused as refused:
@@ -234,6 +240,7 @@ class Executor:
             message = f"the call could not be executed (internal error, see server log {execution.trace_id})"
             execution.steps.append(Step("internal", "UPSTREAM_ERROR"))
             execution.result = failure("UPSTREAM_ERROR", message, retryable=False)
+        execution.ended = time.monotonic()
         return execution
 
     def _turn(self, allowed: Any) -> set[str]:

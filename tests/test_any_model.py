@@ -45,22 +45,6 @@ CELL_TIMEOUT = 600  # seconds; a cell that waits on a model that never answers f
 # The notebooks that stop today on the stand-in, each with (a stable part of) the first line of its error.
 # Remove a line once its notebook runs to the end; `test_every_notebook_runs_on_another_model` says which.
 STOPS: dict[tuple[str, str], str] = {
-    ("en", "01_declaring_tools"): "AttributeError: 'ResponseOutputMessage' object has no attribute 'arguments'",
-    ("en", "04_feedback_loop"): "AttributeError: 'ResponseOutputMessage' object has no attribute 'call_id'",
-    ("en", "04b_streaming_the_call_arrives_in_pieces"): "AttributeError: 'ResponseOutputMessage' object has no attribute 'call_id'",
-    ("en", "04c_the_same_call_in_other_envelopes"): "KeyError: 'arguments'",
-    ("en", "05_errors_and_retries"): "AttributeError: 'ResponseOutputMessage' object has no attribute 'arguments'",
-    ("en", "06b_idempotency_durable_writes_and_injection"): "ValueError: not enough values to unpack (expected 1, got 0)",
-    ("en", "07_parallel_calls"): "AttributeError: 'ResponseOutputMessage' object has no attribute 'call_id'",
-    ("en", "08_explore_which_objects_change"): "KeyError: 'arguments'",
-    ("zh-CN", "01_declaring_tools"): "AttributeError: 'ResponseReasoningItem' object has no attribute 'arguments'",
-    ("zh-CN", "04_feedback_loop"): "of type 'function_call' was provided without its required 'reasoning' item",  # a 400
-    ("zh-CN", "04b_streaming_the_call_arrives_in_pieces"): "AttributeError: 'ResponseReasoningItem' object has no attribute 'call_id'",
-    ("zh-CN", "04c_the_same_call_in_other_envelopes"): "KeyError: 'arguments'",
-    ("zh-CN", "05_errors_and_retries"): "AttributeError: 'ResponseReasoningItem' object has no attribute 'arguments'",
-    ("zh-CN", "06b_idempotency_durable_writes_and_injection"): "ValueError: not enough values to unpack (expected 1, got 0)",
-    ("zh-CN", "07_parallel_calls"): "AttributeError: 'ResponseReasoningItem' object has no attribute 'call_id'",
-    ("zh-CN", "08_explore_which_objects_change"): "KeyError: 'arguments'",
     ("zh-CN", "09_capstone_notes_assistant"): "TypeError: 'NoneType' object is not subscriptable",
 }  # fmt: skip
 
