@@ -22,7 +22,7 @@ against the openai and anthropic SDK types and under the same refusals (`course_
   ignored (a real model has no gullible mode), and a hosted `mcp` tool pointing at a server on this
   machine fails as a platform fails to reach it, HTTP 424 (a real platform cannot reach loopback).
 
-Reasoning items come with a reasoning model's name (`COURSE_MODEL=gpt-5`, `reasoning`), as offline;
+Reasoning items come with a reasoning model's name (`COURSE_MODEL=gpt-6-luna`, `reasoning`), as offline;
 ids are fresh for every request, as offline (`ids`).
 
 A second profile, `local`, answers as a local server's Responses endpoint does (Ollama's): no state
@@ -41,7 +41,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -167,7 +167,7 @@ def _pick(options: tuple[str, ...], seed: str) -> str:
     return options[int(hashlib.sha256(seed.encode("utf-8")).hexdigest(), 16) % len(options)]
 
 
-def reword(text: str, quoted: list[str] = ()) -> str:  # type: ignore[assignment]
+def reword(text: str, quoted: Iterable[str] = ()) -> str:
     """`text` (an answer of the offline model) as another model would put it: the lead-in sentences
     rephrased (only whole lines that are not part of a quoted tool output, `quoted`), markdown, and a
     closing line in the answer's language."""
@@ -194,11 +194,11 @@ def preamble(calls: list[tuple[str, dict]], lang: str) -> str:
 
 
 def free_choice(tool_choice: Any) -> bool:
-    """Whether `tool_choice` leaves the model free to write text before a call (auto, or none given)."""
+    """Whether `tool_choice` leaves the model free to write text before a call: absent, "auto", or
+    allowed tools in "auto" mode."""
     if tool_choice is None or tool_choice == "auto":
         return True
-    return isinstance(tool_choice, dict) and tool_choice.get("type") in ("auto",) or (
-        isinstance(tool_choice, dict) and tool_choice.get("type") == "allowed_tools" and tool_choice.get("mode") == "auto")
+    return isinstance(tool_choice, dict) and tool_choice.get("type") == "allowed_tools" and tool_choice.get("mode") == "auto"
 
 
 def latest_user_language(messages: Any) -> str:
