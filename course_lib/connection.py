@@ -39,7 +39,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.shared.memory import create_client_server_memory_streams
 
+from course_lib.lang import say
+
 Direction = Literal["app→server", "server→app"]
+DIRECTIONS_ZH: dict[str, str] = {"app→server": "应用→服务器", "server→app": "服务器→应用"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,12 @@ class WireMessage:
     direction: Direction
     json: dict[str, Any]
     at: float = field(default_factory=time.monotonic, compare=False, repr=False)
+
+    @property
+    def direction_label(self) -> str:
+        """The direction as the edition prints it: 应用→服务器 / 服务器→应用 in the zh-CN edition
+        (`direction` itself, what code compares, stays as it is)."""
+        return say(self.direction, DIRECTIONS_ZH[self.direction])
 
     @property
     def text(self) -> str:

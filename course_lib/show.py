@@ -90,7 +90,7 @@ def show_messages(messages: Iterable[WireMessage], *, methods: set[str] | None =
         is_response = "method" not in m.json
         if methods is not None and not (m.json.get("method") in methods or (is_response and m.json.get("id") in wanted_ids)):
             continue
-        print(f"{m.direction}  {m.text}")
+        print(f"{m.direction_label}  {m.text}")
 
 
 def show_exchange(exchange: Exchange) -> None:

@@ -282,7 +282,7 @@ def test_the_stored_first_run_and_timeline_render_in_jupyterlab(chromium, tmp_pa
             page.wait_for_function(f"() => document.querySelector('{diagram} figure img')?.naturalWidth > 0")
             seq = page.evaluate(f"""() => {{ const node = document.querySelector('{diagram}'), img = node.querySelector('figure img');
                 return {{warning: node.classList.contains('jp-mod-warning'), src: img.getAttribute('src'),
-                         width: img.naturalWidth, height: img.naturalHeight}}; }}""")  # fmt: skip
+                         width: img.clientWidth, height: img.clientHeight}}; }}""")  # as drawn in the page  # fmt: skip
             ARTIFACTS.mkdir(exist_ok=True)
             page.locator('[data-course-cell="pic00-run"]').screenshot(path=str(ARTIFACTS / f"notebook-00-first-run{suffix}.png"))
             fonts = []
@@ -304,7 +304,7 @@ def test_the_stored_first_run_and_timeline_render_in_jupyterlab(chromium, tmp_pa
             browser.close()
 
     assert "pictures.sequence(course)" in source  # the cell that drew it
-    assert not seq["warning"] and seq["width"] > 300 and seq["height"] > 300, seq  # Mermaid parsed and drew it
+    assert not seq["warning"] and seq["width"] > 600 and seq["height"] > 600, seq  # Mermaid parsed and drew it
     svg = _svg(seq["src"])
     call_id, mcp_id = first_run.groups()  # the trace line stored above the picture
     for label in settings["labels"][:4]:
