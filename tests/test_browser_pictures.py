@@ -15,12 +15,19 @@ each picture. The test reads the page:
   fonts Chromium uses for its text (the PNG's glyphs are checked in tests/test_pictures_charts.py).
 
 Screenshots of the first run's diagram and of the timeline go to `test-artifacts/pictures-*.png`.
+
+A second test opens the stored notebooks 00 and 07 of each edition, as `make notebooks` left them, and
+runs nothing: JupyterLab draws 00's first-run diagram from its stored Mermaid (its labels checked against
+the trace line stored above it) and 07's timeline from its stored PNG, and 07's loop diagram names each
+call of the stored context. Screenshots, as a learner sees those cells: `test-artifacts/notebook-00-first-run
+(-zh-CN).png` and `notebook-07-timeline(-zh-CN).png`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -118,15 +125,11 @@ def edition(request: pytest.FixtureRequest) -> tuple[str, dict[str, Any]]:
     return request.param, EDITIONS[request.param]
 
 
-@pytest.fixture
-def lab(tmp_path: Path, edition: tuple[str, dict[str, Any]]):
-    """JupyterLab over a notebook of every picture kind, in the edition's folder; yields (url, token)."""
-    _, settings = edition
-    folder = tmp_path / "root" / settings["folder"]
-    folder.mkdir(parents=True)
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, folder / "pictures.ipynb")
+def _serve(tmp_path: Path, folder: str, notebooks: dict[str, Any]):
+    """JupyterLab over `notebooks` (name → notebook) in `folder` of a fresh root, every output in the page."""
+    (tmp_path / "root" / folder).mkdir(parents=True)
+    for name, notebook in notebooks.items():
+        nbformat.write(notebook, tmp_path / "root" / folder / name)
     (tmp_path / "config" / "labconfig").mkdir(parents=True)
     (tmp_path / "config" / "labconfig" / "page_config.json").write_text(
         json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
@@ -138,7 +141,16 @@ def lab(tmp_path: Path, edition: tuple[str, dict[str, Any]]):
         ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("IPYTHONDIR", "ipython"), ("JUPYTERLAB_SETTINGS_DIR", "settings"))}  # fmt: skip
     env.pop("OPENAI_API_KEY", None)  # the offline model
     env.pop("COURSE_LANG", None)  # the edition comes from the notebook's folder, as in the course
-    with running_lab(tmp_path, tmp_path / "root", env) as served:
+    return running_lab(tmp_path, tmp_path / "root", env)
+
+
+@pytest.fixture
+def lab(tmp_path: Path, edition: tuple[str, dict[str, Any]]):
+    """JupyterLab over a notebook of every picture kind, in the edition's folder; yields (url, token)."""
+    _, settings = edition
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    with _serve(tmp_path, settings["folder"], {"pictures.ipynb": notebook}) as served:
         yield served
 
 
@@ -217,4 +229,89 @@ def test_every_picture_kind_renders_in_jupyterlab(chromium, lab, edition):
     if name == "zh-CN":  # the Chinese is drawn as Chinese, not as empty boxes
         chinese = _chinese_font_families()
         assert chinese, "no font with Chinese glyphs is installed: apt-get install fonts-wqy-microhei (.ci/run does)"
+        assert any(font["familyName"] in chinese and font["glyphCount"] > 0 for font in fonts), (fonts, chinese)
+
+
+# ---- the stored notebooks: 00's first run and 07's timeline, as a learner opens them ----------------
+
+STORED = ("00_map_and_first_run.ipynb", "07_parallel_calls.ipynb")
+
+_MARK = """async id => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    await panel.context.ready;
+    await panel.revealed;
+    const cell = panel.content.widgets.find(c => c.model.id === id);
+    cell.node.setAttribute('data-course-cell', id);
+    return cell.model.sharedModel.getSource();
+}"""
+
+
+def _open(page, url: str, token: str, path: str, cell_id: str) -> str:
+    """Open a stored notebook and mark the node of its cell `cell_id`; returns that cell's source."""
+    page.goto(f"{url}/lab/tree/{path}?token={token}", wait_until="domcontentloaded")
+    page.wait_for_function(f"() => window.jupyterapp?.shell?.currentWidget?.context?.path?.endsWith({json.dumps(path.rsplit('/', 1)[-1])})")
+    return page.evaluate(_MARK, cell_id)
+
+
+def _stored_text(notebook: Any, cell_id: str) -> str:
+    cell = next(c for c in notebook.cells if c.get("id") == cell_id)
+    return "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+
+
+def test_the_stored_first_run_and_timeline_render_in_jupyterlab(chromium, tmp_path, edition):
+    """00's first-run diagram and 07's timeline (and 07's loop), as stored by `make notebooks`, drawn by
+    JupyterLab when a learner opens the notebook: no cell is run. The diagram's labels are checked against
+    the JSON stored beside it (the trace line's call_id, the MCP id), and in zh-CN its Chinese against
+    the fonts Chromium drew it with."""
+    from playwright.sync_api import sync_playwright
+
+    name, settings = edition
+    stored = {file: nbformat.read(REPO / settings["folder"] / file, as_version=4) for file in STORED}
+    first_run = re.search(r"(call_\w+)\s+fs__read_text_file .*MCP id (\d+)", _stored_text(stored["00_map_and_first_run.ipynb"], "524718b4"))
+    loop_calls = re.findall(r"function_call\s.*call_id=(call_\w+)", _stored_text(stored["07_parallel_calls.ipynb"], "62b36cf1"))
+    assert first_run and len(loop_calls) == 3
+    suffix = "" if name == "en" else f"-{name}"
+    with _serve(tmp_path, settings["folder"], stored) as (url, token), sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True, timeout=60_000)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 2000})
+            page.set_default_timeout(STEP_MS)
+            source = _open(page, url, token, f"{settings['folder']}/00_map_and_first_run.ipynb", "pic00-run")
+            diagram = '[data-course-cell="pic00-run"] .jp-RenderedMermaid'
+            page.wait_for_function(f"() => document.querySelector('{diagram} figure img')?.naturalWidth > 0")
+            seq = page.evaluate(f"""() => {{ const node = document.querySelector('{diagram}'), img = node.querySelector('figure img');
+                return {{warning: node.classList.contains('jp-mod-warning'), src: img.getAttribute('src'),
+                         width: img.clientWidth, height: img.clientHeight}}; }}""")  # as drawn in the page  # fmt: skip
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.locator('[data-course-cell="pic00-run"]').screenshot(path=str(ARTIFACTS / f"notebook-00-first-run{suffix}.png"))
+            fonts = []
+            if name == "zh-CN":
+                page.evaluate("svg => { const d = document.createElement('div'); d.id = 'pictures-probe';"
+                              " d.innerHTML = svg; document.body.prepend(d); }", _svg(seq["src"]))
+                fonts = _fonts_drawing(page, "#pictures-probe svg")
+
+            _open(page, url, token, f"{settings['folder']}/07_parallel_calls.ipynb", "pic07-timeline")
+            page.evaluate(_MARK, "pic07-loop")
+            timeline = '[data-course-cell="pic07-timeline"] .jp-RenderedImage img'
+            loop = '[data-course-cell="pic07-loop"] .jp-RenderedMermaid figure img'
+            page.wait_for_function(f"() => document.querySelector('{timeline}')?.naturalWidth > 0"
+                                   f" && document.querySelector('{loop}')?.naturalWidth > 0")
+            image = page.evaluate(f"() => {{ const i = document.querySelector('{timeline}'); return [i.naturalWidth, i.naturalHeight]; }}")
+            loop_svg = _svg(page.evaluate(f"() => document.querySelector('{loop}').getAttribute('src')"))
+            page.locator('[data-course-cell="pic07-timeline"]').screenshot(path=str(ARTIFACTS / f"notebook-07-timeline{suffix}.png"))
+        finally:
+            browser.close()
+
+    assert "pictures.sequence(course)" in source  # the cell that drew it
+    assert not seq["warning"] and seq["width"] > 600 and seq["height"] > 600, seq  # Mermaid parsed and drew it
+    svg = _svg(seq["src"])
+    call_id, mcp_id = first_run.groups()  # the trace line stored above the picture
+    for label in settings["labels"][:4]:
+        assert label in svg, label
+    assert f"{call_id} ⇄ id {mcp_id}" in svg and "initialize · id 1" in svg and f"function_call_output · {call_id}" in svg
+    assert image[0] > 400 and image[1] > 150, image  # the timeline's PNG, loaded
+    for call in loop_calls:  # 07's loop: each call of the stored context, linked to its own id
+        assert re.search(rf"{call} ⇄ id \d+", loop_svg), call
+    if name == "zh-CN":  # the diagram's Chinese is drawn with a font that has Chinese glyphs
+        chinese = _chinese_font_families()
         assert any(font["familyName"] in chinese and font["glyphCount"] > 0 for font in fonts), (fonts, chinese)

@@ -398,7 +398,8 @@ def _draw_approval(name: str, pauses: list[Pause]) -> bytes:
         for t, result in p.attempts:
             color = COLORS["ok"] if result == "ok" else "#b8860b" if result == "APPROVAL_REQUIRED" else COLORS["error"]
             marker = "o" if result == "ok" else "D" if result == "APPROVAL_REQUIRED" else "X"
-            ax.plot([t], [y], marker=marker, color=color, markersize=8, ls="")
+            # how it ended is drawn over a request for approval a second later (a clock that ticks by seconds)
+            ax.plot([t], [y], marker=marker, color=color, markersize=8, ls="", zorder=3 if marker == "D" else 4)
         if p.outcome is not None:
             ax.text(p.ended, y + 0.3, p.outcome, fontsize=SIZE - 1.5, ha="center")
     ax.set_yticks([-r for r in range(len(pauses))], [f"{short(p.action_id, 12)} {p.tool}" for p in pauses], fontsize=SIZE - 1)
