@@ -226,17 +226,20 @@ def endpoint_host() -> str:
 # ---- offline on purpose ------------------------------------------------------------------------------
 
 
-def offline_on_purpose_line(why_en: str, why_zh: str) -> str:
+def offline_on_purpose_line(why_en: str, why_zh: str | None = None) -> str:
     """The one line a demo prints when it runs on the offline model on purpose (in the edition's
-    language): why, and, with a key set, that the configured endpoint is not used for this part."""
-    why = say(why_en, why_zh)
+    language): why, and, with a key set, that the configured endpoint is not used for this part.
+    A notebook cell passes one `why` in its own edition's language (the zh catalog translates the
+    literal); library code passes both and `lang.say` picks."""
+    why = say(why_en, why_zh) if why_zh is not None else why_en
     if is_offline():
         return say("Offline on purpose: {why}", "这里特意使用离线模型：{why}", why=why)
     return say("Offline on purpose: {why} This part runs on the offline model, not on {host}.",
                "这里特意使用离线模型：{why}这一部分在离线模型上运行，不发往 {host}。", why=why, host=endpoint_host())
 
 
-def offline_on_purpose(why_en: str, why_zh: str, transport: httpx.BaseTransport | None = None) -> openai.OpenAI:
+def offline_on_purpose(why_en: str, why_zh: str | None = None,
+                       transport: httpx.BaseTransport | None = None) -> openai.OpenAI:
     """An openai client on the offline model for a demo that needs a behaviour only the offline model
     has (the gullible persona, a platform that reaches a server on this machine, …), even when a key
     is set; prints `offline_on_purpose_line` first. `transport`, if given, must end at the offline

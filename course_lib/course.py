@@ -48,15 +48,15 @@ class Course:
         """Run the whole loop for `task`; options go to `loop.run_loop` (max_steps, tool_choice, strict...)."""
         return run_loop(self.client, self.host, task, **options)
 
-    def offline_on_purpose(self, why_en: str, why_zh: str) -> Course:
+    def offline_on_purpose(self, why_en: str, why_zh: str | None = None) -> Course:
         """This course with the offline model answering, for a demo that needs a behaviour only the
         offline model has (the gullible persona, a platform that reaches a server on this machine, …),
         even when a key is set. Prints one line that says so and why (`backend.offline_on_purpose_line`).
         The same host and workspace; a client and a wire of its own (`demo.wire` records only the
         demo's requests). Closing it closes only its client.
 
-            demo = course.offline_on_purpose("only the offline model has a gullible mode.",
-                                             "只有离线模型才有“轻信”模式。")
+            demo = course.offline_on_purpose("only the offline model has a gullible mode.")
+                                             # a cell gives one reason; the zh catalog translates it
             demo.client.responses.create(...)    # or demo.run(task), run_guarded_loop(demo.client, ...)
         """
         from course_lib.offline_model import offline_transport
