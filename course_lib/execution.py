@@ -306,6 +306,8 @@ class Executor:
                     "APPROVAL_REQUIRED", f"{tool.name} changes data: a person must approve this exact action first",
                     action_id=pending.action_id, arguments=pending.arguments))  # fmt: skip
             ex.steps.append(Step("approval", "ok"))
+            id_for = getattr(self.approvals, "id_for", action_id)  # the id the person approved, kept with the run
+            ex.notes.setdefault("action_id", id_for(tool.name, raw, session.user_id))
 
         context = CallContext(session, ex.call_id, ex.trace_id, the_action, notes=ex.notes)
         data = await self._run(ex, tool, arguments, context)

@@ -117,7 +117,8 @@ def assert_model_side(diagram: Diagram, envelope: str, exchanges: list[Any]) -> 
 
 
 def server_arrows(diagram: Diagram) -> list[Any]:
-    return [a for a in diagram.arrows if not a.note and MODEL not in (a.source, a.target)]
+    """The arrows between the app and a server (not the model's, not a person's, not a note)."""
+    return [a for a in diagram.arrows if not a.note and any(lane.startswith("server:") for lane in (a.source, a.target))]
 
 
 def assert_server_side(diagram: Diagram, messages: list[Any]) -> None:
@@ -152,9 +153,10 @@ def assert_links(diagram: Diagram, trace: list[Any]) -> None:
 
 
 def run_messages(course: Any, trace: list[Any]) -> list[Any]:
-    """The JSON-RPC messages of one run: its tools/call requests and their answers, as recorded."""
+    """The JSON-RPC messages of one run: its tools/call requests and their answers, as recorded (`course`
+    is a Course, or a connection itself)."""
     ids = {t.mcp_id for t in trace if t.mcp_id is not None}
-    return [m for m in course.mcp.messages if m.json.get("id") in ids]
+    return [m for m in getattr(course, "mcp", course).messages if m.json.get("id") in ids]
 
 
 def run_exchanges(wire: Any, answers: list[Any]) -> list[Any]:
@@ -359,3 +361,57 @@ def test_07_the_loops_three_calls_each_cross_with_their_own_json_rpc_id(nb07):
     diagram = nb07.shown["pic07-loop"].marks
     assert_run(diagram, course, loop)
     assert len([a for a in server_arrows(diagram) if a.text.startswith("tools/call")]) == len(loop.trace) == 3
+
+
+# ---- 09 ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nb09(module_monkeypatch):
+    cells = ["4b4470a0", "d23ec540", "pic09-turn", "1434378e", "b852e548", "pic09-resumed", "296d6ad7", "11b3436b",
+             "pic09-compare"]
+    yield from ran("09_capstone_notes_assistant", cells, "assistant.close()\ncourse.close()", module_monkeypatch)
+
+
+def test_09_the_turn_is_drawn_up_to_the_write_held_for_a_person(nb09):
+    from course_lib.pictures.diagram import PERSON
+
+    diagram, pending = nb09.shown["pic09-turn"].marks, nb09.ns["pending"]
+    assert [lane for lane, _ in diagram.lanes][-1] == PERSON
+    ask, wait = diagram.arrows[-2:]
+    action = pending.result["error"]["action_id"]
+    assert (ask.source, ask.target, ask.text) == (APP, PERSON, f"approve? · {pending.tool} · {action}")
+    assert wait.style == "wait"
+    asked = [a.text for a in diagram.between(APP, MODEL)]
+    assert [t.split(" · ")[0] for t in asked[::2]] == ["request 1", "request 2", "request 3"]
+    # the held write never crossed to the server: every tools/call drawn is a search or a read
+    assert [a.text.split(" · ")[0] for a in server_arrows(diagram) if a.text.startswith("tools/call")] == [
+        "tools/call search_notes", "tools/call read_note", "tools/call read_note"]
+
+
+def test_09_the_resumed_run_shows_the_approved_action_then_its_one_tools_call(nb09):
+    course, result, pending, assistant = (nb09.ns[name] for name in ("course", "result", "pending", "assistant"))
+    diagram = nb09.shown["pic09-resumed"].marks
+    exchanges = run_exchanges(course.wire, result.responses)
+    assert len(exchanges) == result.steps == 4
+    assert_model_side(diagram, "responses", exchanges)
+    notes = next(iter(assistant.host.connections.values()))  # the notes server, the assistant's one connection
+    assert_server_side(diagram, run_messages(notes, result.trace))
+    assert_links(diagram, result.trace)
+    texts = [a.text for a in diagram.arrows]
+    action = pending.result["error"]["action_id"]
+    asked = texts.index(f"approve? · {pending.tool} · {action}")
+    save = next(t for t in result.trace if t.call_id == pending.call_id)
+    assert texts[asked + 1] == f"approved · {action}"
+    assert texts[asked + 2] == f"tools/call save_learning_gap · id {save.mcp_id}"
+
+
+def test_09_the_comparison_chart_is_the_rates_compare_returned(nb09):
+    from course_lib.comparison import comparison_table
+    from course_lib.evaluation import metric_label
+
+    compared, picture = nb09.ns["compared"], nb09.shown["pic09-compare"]
+    expected = [(metric_label(m.name), version, m.passed, m.total) for version, (_, metrics) in compared.items()
+                for m in metrics]  # fmt: skip
+    assert [(r.metric, r.version, r.passed, r.total) for r in picture.marks] == expected
+    assert picture.text.endswith(comparison_table(compared))

@@ -227,8 +227,8 @@ def test_a_write_waits_for_a_person_then_runs_once_approved(course):
     assert wait.note and wait.style == "wait"
     texts = [a.text for a in approved.arrows]
     save = next(t for t in done.trace if t.call_id == call_id)
-    asked = texts.index(f"approve? · notes__save_learning_gap · {call_id}")
-    assert texts[asked + 1] == f"approved · {call_id}"
+    asked = texts.index(f"approve? · notes__save_learning_gap · {action}")  # the action a person approves
+    assert texts[asked + 1] == f"approved · {action}"
     assert texts[asked + 2] == f"tools/call save_learning_gap · id {save.mcp_id}"
 
 

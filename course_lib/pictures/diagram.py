@@ -129,12 +129,13 @@ def _carried(call_id: str, links: list[Link]) -> bool:
 
 
 def _asking(approval: Any) -> list[Arrow]:
-    what = f"{approval.tool} · {approval.action_id or short(approval.call_id)}"
+    which = approval.action_id or short(approval.call_id)  # the person decides on the action, not the call
+    what = f"{approval.tool} · {which}"
     arrows = [Arrow(APP, PERSON, (say("approve?", "批准吗？"), what), "request")]
     if approval.decision == "approved":
-        arrows.append(Arrow(PERSON, APP, (say("approved", "已批准"), short(approval.call_id)), "response"))
+        arrows.append(Arrow(PERSON, APP, (say("approved", "已批准"), which), "response"))
     elif approval.decision == "rejected":
-        arrows.append(Arrow(PERSON, APP, (say("rejected", "已拒绝"), short(approval.call_id)), "error"))
+        arrows.append(Arrow(PERSON, APP, (say("rejected", "已拒绝"), which), "error"))
     else:
         arrows.append(Arrow(PERSON, PERSON, (say("waiting for a decision", "等待决定"),
                                              say("the write has not run", "写入还没有执行")), "wait"))  # fmt: skip
