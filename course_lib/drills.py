@@ -34,6 +34,7 @@ from typing import Any
 from course_lib.broken_traces import TRACES, regenerate, traces_dir
 from course_lib.execution import step_label
 from course_lib.exercises import failed, not_answered, passed
+from course_lib.exercises.guard import guard_checks
 from course_lib.failure_table import CHECKS_ZH, ROWS
 from course_lib.lang import display_width, language, pad, say
 from course_lib.notes_store import AUDIT_HEADERS, AUDIT_HEADERS_ZH
@@ -385,6 +386,9 @@ def _glossed(check: str) -> str:
 
 
 SOLUTION: dict[str, tuple[str, str]] = {name: (ANSWERS[name].row, ANSWERS[name].check) for name in EXERCISE_TRACES}
+
+
+guard_checks(globals())
 
 
 def main(argv: list[str] | None = None) -> None:

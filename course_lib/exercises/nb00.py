@@ -28,6 +28,7 @@ from typing import Any
 from openai.types.responses import Response
 
 from course_lib.arguments import quote
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, shown, type_name, unassigned
 from course_lib.exercises.offline import offline_course
@@ -414,3 +415,6 @@ SOLUTIONS: Solutions = {
     },
     "check_final_text": lambda: _final_text_solution,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -30,6 +30,7 @@ from jsonschema import Draft202012Validator, SchemaError
 
 from course_lib.arguments import ArgumentsError, parse_read_args, quote
 from course_lib.declarations import strict_schema_problems
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, not_json, raised, shown, type_name
 from course_lib.exercises.offline import model_name, offline_course
@@ -413,3 +414,6 @@ SOLUTIONS: Solutions = {
         "no_tools": "none",
     },
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -31,6 +31,7 @@ from anyio.from_thread import start_blocking_portal
 from mcp.shared.exceptions import MCPError
 
 from course_lib.connection import McpConnection, WireMessage
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name, unassigned
 from course_lib.lang import say
@@ -321,3 +322,6 @@ SOLUTIONS: Solutions = {
     "check_pair_by_id": lambda: _pair_by_id_solution,
     "check_classify": lambda: _classify_solution,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

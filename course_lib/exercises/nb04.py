@@ -28,6 +28,7 @@ import openai
 from openai.types.responses import Response
 
 from course_lib.arguments import json_type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, not_json, passed_a_call, raised, returned_early, shown, type_name
 from course_lib.exercises.offline import model_name, offline_course
@@ -477,3 +478,6 @@ SOLUTIONS: Solutions = {
     "check_second_input": lambda: build_second_input,
     "check_request_2": lambda: request_2,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

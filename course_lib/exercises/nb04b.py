@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 import openai
 
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name
 from course_lib.exercises.nb04 import ONE_CALL, TWO_CALLS
@@ -305,3 +306,6 @@ SOLUTIONS: Solutions = {
     "check_calls_from_stream": lambda: calls_from_stream,
     "check_stream_answer": lambda: stream_answer,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

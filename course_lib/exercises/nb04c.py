@@ -30,6 +30,7 @@ from openai.types.chat import ChatCompletion
 from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.arguments import json_type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import not_json, passed_a_call, raised, returned_early, shown, type_name
 from course_lib.exercises.offline import anthropic_model_name, model_name, offline_anthropic, offline_client
@@ -283,3 +284,6 @@ SOLUTIONS: Solutions = {
     "check_chat_replies": lambda: chat_replies,
     "check_to_messages": lambda: to_messages,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -28,6 +28,7 @@ import anyio
 from anyio.from_thread import start_blocking_portal
 from pydantic import BaseModel, ConfigDict
 
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import passed_a_call, raised, shown, type_name
 from course_lib.execution import Execution, Executor, Session, Tool, ToolError
@@ -508,3 +509,6 @@ SOLUTIONS: Solutions = {
     # total ≤ (0.125 + 0.1875)·1.2 = 0.375
     "check_retry_policy": lambda: RetryPolicy(max_attempts=3, base_delay=0.125, factor=1.5, jitter=0.2, budget=0.5),
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -33,6 +33,7 @@ from typing import Any
 from anyio.from_thread import start_blocking_portal
 
 from course_lib.approval import action_id
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.lang import language, say
 
@@ -508,3 +509,6 @@ SOLUTIONS: Solutions = {
     "check_make_action_id": lambda: _make_action_id_solution,
     "check_write_decisions": lambda: {"a": True, "b": False, "c": False, "d": False, "e": False, "f": True},
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -27,6 +27,7 @@ from typing import Any
 
 import anyio
 
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.nb06 import _drop_coroutine, _on_fresh_workspaces, _raised, _Said, _shown
 from course_lib.lang import say
@@ -515,3 +516,6 @@ SOLUTIONS: Solutions = {
     "check_outcomes": lambda: {"a": "replayed", "b": "conflict", "c": "replayed", "d": "written", "e": "written",
                                "f": "conflict"},
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

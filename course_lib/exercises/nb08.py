@@ -15,6 +15,7 @@ import difflib
 from collections.abc import Iterator, Mapping, Set
 from typing import Any
 
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import raised, shown, type_name
 from course_lib.exercises.offline import offline_course
@@ -168,3 +169,6 @@ SOLUTIONS: Solutions = {
     "check_other_server": lambda: {"mcp_result", "function_call_output", "answer"},
     "check_not_sent_back": lambda: {"arguments", "parsed", "mcp_arguments", "mcp_result", "function_call_output"},
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

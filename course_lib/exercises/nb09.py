@@ -32,6 +32,7 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.lang import say
 
@@ -595,3 +596,6 @@ SOLUTIONS: Solutions = {
     "check_citation_correct": lambda: _citation_solution,
     "check_tool_selection_accuracy": lambda: _selection_solution,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -33,6 +33,7 @@ from typing import Any
 import mcp_types
 
 from course_lib.connection import WireMessage
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name
 from course_lib.exercises.offline import model_name, offline_client, offline_course
@@ -333,3 +334,6 @@ SOLUTIONS: Solutions = {
     "check_links": lambda: links,
     "check_keep_failure": lambda: keep_failure,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from course_lib.approval import Approvals
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, shown
 from course_lib.exercises.nb10._common import ALICE, _case, _function, _returned, _run
@@ -147,3 +148,6 @@ def _action_id_solution(tool: str, arguments: dict[str, Any], user_id: str) -> s
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     # json.dumps of the list keeps the three parts apart: no "tool"+"user" run-together.
     return "act_" + hashlib.sha256(json.dumps([tool, canonical, user_id]).encode()).hexdigest()[:16]
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

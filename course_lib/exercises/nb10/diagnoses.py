@@ -18,6 +18,7 @@ import unicodedata
 from typing import Any
 
 from course_lib.drills import ANSWERS, EXERCISE_TRACES
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, shown, type_name
 from course_lib.failure_table import CHECKS_ZH, DIAGNOSIS_ROWS, ROWS
@@ -129,3 +130,6 @@ def check_diagnoses(answers: Any) -> bool:
 
 def _diagnoses_solution() -> dict[str, tuple[str, str]]:
     return {name: (ANSWERS[name].row, ANSWERS[name].check) for name in EXERCISE_TRACES}
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, shown
 from course_lib.exercises.nb10._common import _case, _function, _returned
@@ -203,3 +204,6 @@ def _loop_solution(client: Any, model: str, task: str, tools: list[dict[str, Any
         items += [item.to_dict() for item in response.output]
         items += [{"type": "function_call_output", "call_id": call.call_id, "output": execute(call)} for call in calls]
     raise RuntimeError(f"no final answer after {max_steps} model requests")
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

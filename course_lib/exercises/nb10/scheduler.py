@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib.arguments import ReadTextFileArgs
 from course_lib.broken_traces import THREE_READS
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, type_name
 from course_lib.exercises.nb10._common import ALICE, READ, Label, _case, _function, _returned, _run, _SaveArgs
@@ -328,3 +329,6 @@ async def _run_turn_solution(calls: list[Call], execute: Callable[[Call], Awaita
             wave.append(i)
     await run_together(wave)
     return results
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens
