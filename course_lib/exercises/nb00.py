@@ -30,7 +30,8 @@ from openai.types.responses import Response
 from course_lib.arguments import quote
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.answers import (as_dict, difference, passed_a_call, raised, returned_early, shown, type_name,
+                                           unassigned)
 from course_lib.exercises.offline import offline_course
 from course_lib.lang import say
 
@@ -377,9 +378,7 @@ def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
                               case=_case(label), got=shown(got), kind=type_name(got)) + returned_early(got))
         got = str.__str__(got)  # a str subclass is compared as the text it holds
         if got != expected:
-            mine, sdk = shown(got, 50), shown(expected, 50)
-            if mine == sdk:  # same beginning: say how they differ in size
-                mine, sdk = (say("{n} characters", "{n} 个字符", n=len(text)) for text in (got, expected))
+            mine, sdk = difference(got, expected, 50)
             return failed(say("{case}: you returned {mine}, the SDK's output_text gives {sdk}. ",
                               "{case}：你返回了 {mine}，而 SDK 的 output_text 给出的是 {sdk}。",
                               case=_case(label), mine=mine, sdk=sdk) + _hint(body, expected, got))

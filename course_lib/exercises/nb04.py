@@ -30,7 +30,8 @@ from openai.types.responses import Response
 from course_lib.arguments import json_type_name
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, not_json, passed_a_call, raised, returned_early, shown, type_name
+from course_lib.exercises.answers import (as_dict, not_json, passed_a_call, raised, returned_early,
+                                           shown, type_name, unassigned)
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 from course_lib.loop import execute_call, feedback_item
@@ -217,8 +218,8 @@ def check_second_input(fn: Any) -> bool:
     """Run `fn(task_item, response, outputs_by_call_id)` on two real first responses and send its
     list to the offline model; pass when every link holds and the answer quotes each tool output."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define build_second_input(task_item, response, outputs_by_call_id)",
-                          "还没有作答：定义 build_second_input(task_item, response, outputs_by_call_id)"))
+        return failed(unassigned("build_second_input", "build_second_input(task_item, response, outputs_by_call_id)",
+                                 through=""))
     if not callable(fn):
         return failed(passed_a_call("build_second_input", fn))
     course = offline_course()
@@ -418,8 +419,7 @@ def check_request_2(fn: Any) -> bool:
     one made with `store: false`) and send what it returns as request 2; pass when each request is the right
     kind, is accepted, and its answer quotes every tool output."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define request_2(task_item, response, outputs_by_call_id, stored)",
-                          "还没有作答：定义 request_2(task_item, response, outputs_by_call_id, stored)"))
+        return failed(unassigned("request_2", "request_2(task_item, response, outputs_by_call_id, stored)", through=""))
     if not callable(fn):
         return failed(passed_a_call("request_2", fn))
     course = offline_course()

@@ -29,7 +29,8 @@ import openai
 
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name
+from course_lib.exercises.answers import (as_dict, difference, passed_a_call, raised, returned_early, same,
+                                           shown, type_name, unassigned)
 from course_lib.exercises.nb04 import ONE_CALL, TWO_CALLS
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
@@ -140,8 +141,7 @@ def _calls_problem(events: list, expected: dict[str, dict], got: Any) -> str | N
 def check_calls_from_stream(fn: Any) -> bool:
     """Check `calls_from_stream(events) -> {call_id: dict}` on three real streams."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define calls_from_stream(events)",
-                          "还没有作答：定义 calls_from_stream(events)"))
+        return failed(unassigned("calls_from_stream", "calls_from_stream(events)", through=""))
     if not callable(fn):
         return failed(passed_a_call("calls_from_stream", fn))
     streams = _streams()
@@ -213,8 +213,9 @@ def _answer_problem(answer: Any, events: list[dict]) -> str | None:
     if answer.replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(" ", ""):
         return say("the pieces are joined with something in between: join them with nothing, ''.join(...)",
                    "片段之间被加了东西：拼接时中间什么也不加，''.join(...)")
-    return say("it returned {mine}…, but the stream's answer is {theirs}…",
-               "它返回的是 {mine}…，但流里的回答是 {theirs}…", mine=shown(answer[:50]), theirs=shown(text[:50]))
+    mine, theirs = difference(answer, text, 50)
+    return say("it returned {mine}, but the stream's answer is {theirs}",
+               "它返回的是 {mine}，但流里的回答是 {theirs}", mine=mine, theirs=theirs)
 
 
 class _WholeBodies(httpx.BaseTransport):
@@ -238,8 +239,7 @@ class _WholeBodies(httpx.BaseTransport):
 def check_stream_answer(fn: Any) -> bool:
     """Check `stream_answer(client, context) -> str` after one call and after two."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define stream_answer(client, context)",
-                          "还没有作答：定义 stream_answer(client, context)"))
+        return failed(unassigned("stream_answer", "stream_answer(client, context)", through=""))
     if not callable(fn):
         return failed(passed_a_call("stream_answer", fn))
     bodies = _WholeBodies(offline_transport())

@@ -32,7 +32,7 @@ from openai.types.responses import ResponseFunctionToolCall
 from course_lib.arguments import json_type_name
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import not_json, passed_a_call, raised, returned_early, shown, type_name
+from course_lib.exercises.answers import not_json, passed_a_call, raised, returned_early, shown, type_name, unassigned
 from course_lib.exercises.offline import anthropic_model_name, model_name, offline_anthropic, offline_client
 from course_lib.lang import say
 
@@ -137,8 +137,7 @@ def _first_chat_problem(completion: ChatCompletion, outputs: dict[str, str], rep
 def check_chat_replies(fn: Any) -> bool:
     """Check `chat_replies(completion, outputs_by_id) -> list of messages` (see the module docstring)."""
     if not_answered(fn):
-        return failed(say("write chat_replies(completion, outputs_by_id) and pass the function itself",
-                          "编写 chat_replies(completion, outputs_by_id)，并传入函数本身"))
+        return failed(unassigned("chat_replies", "chat_replies(completion, outputs_by_id)", through=""))
     if not callable(fn):
         return failed(passed_a_call("chat_replies", fn))
     with offline_client() as client:
@@ -236,8 +235,7 @@ def _first_messages_problem(call: ResponseFunctionToolCall, messages: list[Any],
 def check_to_messages(fn: Any) -> bool:
     """Check `to_messages(task, call, output) -> messages` (see the module docstring)."""
     if not_answered(fn):
-        return failed(say("write to_messages(task, call, output) and pass the function itself",
-                          "编写 to_messages(task, call, output)，并传入函数本身"))
+        return failed(unassigned("to_messages", "to_messages(task, call, output)", through=""))
     if not callable(fn):
         return failed(passed_a_call("to_messages", fn))
     with offline_client() as client:

@@ -35,6 +35,7 @@ from anyio.from_thread import start_blocking_portal
 from course_lib.approval import action_id
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import difference, unassigned
 from course_lib.lang import language, say
 
 
@@ -136,8 +137,7 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
     """Run `fn` on every pair of `PAIRS`, then on every key order and every one-character change
     of a case; name the first pair or property it gets wrong and the likely mistake."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define make_action_id(tool, arguments, user_id) and pass the function itself.",
-                          "还没有作答：定义 make_action_id(tool, arguments, user_id)，并传入函数本身。"))
+        return failed(unassigned("make_action_id", "make_action_id(tool, arguments, user_id)"))
     if not callable(fn):
         return failed(say(f"Pass the function itself (make_action_id, without parentheses); you passed {_shown(fn)}.",
                           f"请传入函数本身（make_action_id，不带括号）；你传入的是 {_shown(fn)}。"))
@@ -148,10 +148,11 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
             return failed(problem)
         same = action_id(*first) == action_id(*second)
         if same and ids[0] != ids[1]:
+            one, other = difference(ids[0], ids[1], 30)
             return failed(say(f"pair {number} ({what}) is ONE action and must get the same id; yours gave "
-                              f"{_cut(ids[0])} and {_cut(ids[1])}. Hint: {_hint(number, fn)}",
+                              f"{one} and {other}. Hint: {_hint(number, fn)}",
                               f"第 {number} 对（{what}）是同一个动作，必须得到同一个 id；你的函数给出了 "
-                              f"{_cut(ids[0])} 和 {_cut(ids[1])}。提示：{_hint(number, fn)}"))
+                              f"{one} 和 {other}。提示：{_hint(number, fn)}"))
         if not same and ids[0] == ids[1]:
             return failed(say(f"pair {number} ({what}) are TWO different actions but get the same id {_cut(ids[0])}: "
                               f"approving one would authorize the other. Hint: {_hint(number, fn)}",

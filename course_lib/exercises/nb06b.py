@@ -29,6 +29,7 @@ import anyio
 
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import unassigned
 from course_lib.exercises.nb06 import _drop_coroutine, _on_fresh_workspaces, _raised, _Said, _shown
 from course_lib.lang import say
 
@@ -303,9 +304,7 @@ def _at_the_edge(model: _Model, written_at: float) -> bool:
 def check_run_once(fn: Callable[..., Any]) -> bool:
     """Play every sequence of up to five steps (and four with a one-minute window) against `fn`."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define run_once(records, key, arguments, write, now, retention) and pass "
-                          "the function itself.",
-                          "还没有作答：定义 run_once(records, key, arguments, write, now, retention)，并传入函数本身。"))
+        return failed(unassigned("run_once", "run_once(records, key, arguments, write, now, retention)"))
     if not callable(fn):
         return failed(say(f"Pass the function itself (run_once, without parentheses); you passed {_shown(fn)}.",
                           f"请传入函数本身（run_once，不带括号）；你传入的是 {_shown(fn)}。"))

@@ -34,6 +34,7 @@ from typing import Any
 
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import unassigned
 from course_lib.lang import say
 
 _LEARNER_ERRORS = (Exception, SystemExit)  # whatever the learner's function raises, except Ctrl-C
@@ -340,8 +341,7 @@ def check_citation_correct(fn: Callable[[str, set[str]], bool]) -> bool:
     """Run `fn` on chosen and real answers (every answer of the evaluation, with several sets of notes
     read); name the first one it judges wrongly."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define citation_correct(answer, read_paths) and pass the function itself.",
-                          "还没有作答：定义 citation_correct(answer, read_paths)，并传入函数本身。"))
+        return failed(unassigned("citation_correct", "citation_correct(answer, read_paths)"))
     if not callable(fn):
         return failed(say("Pass the function itself (citation_correct, without parentheses); you passed {fn}.",
                           "请传入函数本身（citation_correct，不带括号）；你传入的是 {fn}。", fn=_shown(fn)))
@@ -551,8 +551,7 @@ def check_tool_selection_accuracy(fn: Callable[[list[Any]], float]) -> bool:
     from course_lib.evaluation import tool_selection
 
     if not_answered(fn):
-        return failed(say("Not answered yet: define tool_selection_accuracy(traces) and pass the function itself.",
-                          "还没有作答：定义 tool_selection_accuracy(traces)，并传入函数本身。"))
+        return failed(unassigned("tool_selection_accuracy", "tool_selection_accuracy(traces)"))
     if not callable(fn):
         return failed(say("Pass the function itself (tool_selection_accuracy, without parentheses); you passed {fn}.",
                           "请传入函数本身（tool_selection_accuracy，不带括号）；你传入的是 {fn}。", fn=_shown(fn)))

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from course_lib.approval import Approvals
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
-from course_lib.exercises.answers import raised, shown
+from course_lib.exercises.answers import difference, raised, shown
 from course_lib.exercises.nb10._common import ALICE, _case, _function, _returned, _run
 from course_lib.execution import CallContext, Execution, Executor, Session, Tool
 from course_lib.lang import say
@@ -124,7 +124,7 @@ def check_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
         if differs is None and not ran:
             how = (say("the same action got two different ids", "同一个动作得到了两个不同的 id") if label == "A again, exactly"
                    else say("your ids differ: {a} vs {b}", "你的两个 id 不一样：{a} 和 {b}",
-                            a=shown(ids[0], 70), b=shown(ids[1], 70)))  # fmt: skip
+                            **dict(zip("ab", difference(ids[0], ids[1], 70)))))  # fmt: skip
             hint = (say("don't use random values, time or id(): the id must be a function of the action only",
                         "不要用随机值、时间或 id()：id 必须只由动作决定")
                     if label == "A again, exactly" else

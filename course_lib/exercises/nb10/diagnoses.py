@@ -74,7 +74,7 @@ def _row(letter: str) -> str:
 def check_diagnoses(answers: Any) -> bool:
     """Check `{trace name: (row, first check)}` for every exercise trace; explain the first wrong
     one: the evidence in the trace, and why this check comes first."""
-    example = say('("D", "call_id")', '("D", "call_id") 或 ("D", "完整上下文")')
+    example = say('("A", "call trace") as for the worked example', '("A", "call trace") 或 ("A", "调用轨迹")，如同讲解过的例子')  # no exercise's answer
     if not_answered(answers):
         return failed(say("Not answered yet: fill in answers = {{trace name: (row letter, first check)}} and run the "
                           "cell again.",

@@ -16,7 +16,7 @@ from typing import Any
 
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
-from course_lib.exercises.answers import raised, shown
+from course_lib.exercises.answers import difference, raised, shown
 from course_lib.exercises.nb10._common import _case, _function, _returned
 from course_lib.exercises.nb10.pairing import _offline_client
 from course_lib.lang import language, say
@@ -153,9 +153,10 @@ def check_responses_loop(fn: Any) -> bool:
                     if label == "two reads in one response" else
                     say("ask again with the whole context until a response holds no function_call, then return its "
                         "output_text.", "带着完整的上下文继续请求，直到某个响应里没有 function_call，再返回它的 output_text。"))  # fmt: skip
-            return failed(say("{case}: your answer {got}… is not the one the full context gives ({right}…): {hint}",
-                              "{case}：你的回答 {got}… 不是完整上下文给出的那个（{right}…）：{hint}",
-                              case=case, got=shown(answer[:60]), right=shown(right[:60]), hint=hint))
+            got, right = difference(answer, right, 60)
+            return failed(say("{case}: your answer {got} is not the one the full context gives ({right}): {hint}",
+                              "{case}：你的回答 {got} 不是完整上下文给出的那个（{right}）：{hint}",
+                              case=case, got=got, right=right, hint=hint))
         if client.requests != requests:
             return failed(say("{case}: {n} model requests, the loop needs {m}: stop at the first response without a "
                               "function_call.",
