@@ -119,7 +119,7 @@ class _Guard:
     def __init__(self, check: Callable[..., Any], caller: dict[str, Any] | None, verdicts: TextIO) -> None:
         self.check, self.caller, self.verdicts = check, caller, verdicts
         self.shown_lines = self.shown_characters = self.hidden_lines = 0
-        self.at_line_start = True
+        self.hidden_partial = False  # a hidden line not ended yet
         self.expired = self.disarmed = False
         self.reported = False
         self.where = ""  # the learner's line that was running when the time ran out
@@ -155,9 +155,9 @@ def running_check() -> Callable[..., Any] | None:
 def take_hidden_note() -> str:
     """' (Your code printed N more lines while the check ran; they are not shown.)', once, or ''."""
     guard = _active()
-    if guard is None or not guard.hidden_lines:
+    if guard is None or not (guard.hidden_lines or guard.hidden_partial):
         return ""
-    hidden, guard.hidden_lines = guard.hidden_lines, 0
+    hidden, guard.hidden_lines, guard.hidden_partial = guard.hidden_lines + guard.hidden_partial, 0, False
     return say(" (Your code printed {n} more lines while the check ran; they are not shown.)",
                "（检查运行期间，你的代码还打印了 {n} 行，没有显示。）", n=f"{hidden:,}")
 
@@ -204,15 +204,16 @@ class _Bounded(io.TextIOBase):
             text = str(text)
         shown = []
         for piece in text.splitlines(keepends=True):
+            ends = piece != piece.rstrip("\r\n")
             if guard.shown_lines < SHOWN_LINES and guard.shown_characters < SHOWN_CHARACTERS:
                 piece = piece[: SHOWN_CHARACTERS - guard.shown_characters]
                 shown.append(piece)
                 guard.shown_characters += len(piece)
-                if piece.endswith("\n"):
-                    guard.shown_lines += 1
-            elif guard.at_line_start or piece.endswith("\n"):
-                guard.hidden_lines += piece.endswith("\n") or guard.at_line_start
-            guard.at_line_start = piece.endswith("\n")
+                guard.shown_lines += ends
+            elif ends:
+                guard.hidden_lines, guard.hidden_partial = guard.hidden_lines + 1, False
+            else:
+                guard.hidden_partial = True
         if shown:
             self.inner.write("".join(shown))
         return len(text)
