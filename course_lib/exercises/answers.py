@@ -56,9 +56,10 @@ def difference(a: Any, b: Any, limit: int = 60) -> tuple[str, str]:
     first = next((i for i, (x, y) in enumerate(zip(*texts)) if x != y), min(map(len, texts)))
     start = max(0, first - limit // 3)
     cut = []
-    for text in texts:
+    for value, text in zip((a, b), texts):
         window = text[start:start + limit]
-        cut.append(("…" if start else "") + repr(window) + ("…" if start + limit < len(text) else ""))
+        window = repr(window) if type(value) is str else window  # a repr is shown as it is
+        cut.append(("…" if start else "") + window + ("…" if start + limit < len(text) else ""))
     return cut[0], cut[1]
 
 
@@ -92,8 +93,10 @@ def unassigned(name: str, signature: str, *, through: str = "answer") -> str:
               say("pass the function itself ({name}, without parentheses) to the check",
                   "把函数本身（{name}，不带括号）传给检查", name=name))  # fmt: skip
     if found is not None and not is_starter(found):
-        return say("You defined {name}, but answer is still ...: {set_it} and run the cell again.",
-                   "你已经定义了 {name}，但 answer 仍然是 ...：{set_it}，再运行这个单元格。", name=name, set_it=set_it)
+        given = "answer" if through == "answer" else say("what the check was given", "传给检查的")
+        return say("You defined {name}, but {given} is still ...: {set_it} and run the cell again.",
+                   "你已经定义了 {name}，但{given}仍然是 ...：{set_it}，再运行这个单元格。", name=name, set_it=set_it,
+                   given=given if through != "answer" else say("answer", " answer "))
     if found is not None:
         return say("Not answered yet: {name} is still the starter (its body is only ...). Write its body, then "
                    "{set_it} and run the cell again.",

@@ -5,7 +5,9 @@
   library's own `approval.action_id`: same id exactly when it is the same tool, the same
   arguments (in any key order) and the same user.
   Then two properties, for every case: every order of the keys, at every level, gives one id;
-  every one-character change of the content, the path, the tool or the user gives another.
+  every one-character change of the content, the path, the tool or the user gives another. Then
+  what a forged approval cannot hit (`ids.forgery_problem`): no two of 1,024 distinct actions share
+  an id, and the id holds at least 64 bits (the passing line states its size).
 - `check_write_decisions(answer)`: for six described attempts, will the write run? Each attempt
   is then played for real — a fresh copy of the workspace, a `NotesStore`, an `AuditedExecutor`
   and an approval of action A — and the learner's answer is compared with what happened.
@@ -36,6 +38,7 @@ from course_lib.approval import action_id
 from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import difference, unassigned
+from course_lib.exercises.ids import forgery_problem, size_words
 from course_lib.lang import language, say
 
 
@@ -160,10 +163,13 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
                               f"批准其中一个就会授权另一个。提示：{_hint(number, fn)}"))
     if (problem := _every_key_order(fn)) or (problem := _every_one_character_change(fn)):
         return failed(problem)
+    size, problem = forgery_problem(fn, ("apply_note_update", dict(NOTE), "alice"), name="make_action_id")
+    if size is None:
+        return failed(problem or "")
     message = say(f"all {len(PAIRS)} pairs right, every key order gives one id and every one-character change "
-                  "another: key order is ignored; tool, every argument and the user are bound.",
+                  f"another: key order is ignored; tool, every argument and the user are bound. And {size_words(size)}.",
                   f"全部 {len(PAIRS)} 对都对了，每一种键的顺序都得到同一个 id，每一处单个字符的改动都得到另一个："
-                  "键的顺序被忽略；工具、每个参数和用户都被绑定。")
+                  f"键的顺序被忽略；工具、每个参数和用户都被绑定。而且{size_words(size)}。")
     if _joined_without_separator(fn):
         message += say(" One caution: your id joins the parts with nothing between them. It holds here only by luck —"
                        " a JSON object ends at its own closing brace, and MCP's naming rule for tools allows only letters,"

@@ -193,8 +193,10 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_citation_correct(len) is False  # a function of one argument: named in Chinese too
     assert check_citation_correct(lambda answer, read_paths: read_paths[0]) is False
     assert capsys.readouterr().out.startswith(
-        "✗ 还没有作答：定义 citation_correct(answer, read_paths)，并传入函数本身。\n"
-        "✗ 还没有作答：定义 tool_selection_accuracy(traces)，并传入函数本身。\n"
+        "✗ 还没有作答：定义 citation_correct(answer, read_paths)，然后写 answer = citation_correct（函数本身，不带括号），"
+        "再运行这个单元格。\n"
+        "✗ 还没有作答：定义 tool_selection_accuracy(traces)，然后写 answer = tool_selection_accuracy（函数本身，不带括号），"
+        "再运行这个单元格。\n"
         "✗ citation_correct 必须接受两个参数 (answer, read_paths)；你的函数不能用两个参数调用。\n"
         "✗ citation_correct 在例子“两个来源，都读过”上抛出了 TypeError：")  # fmt: skip
 
