@@ -15,7 +15,7 @@ import traceback
 
 from benchmarks import Row, elapsed, load_average, progress
 
-BENCHMARKS = ("tool_call", "loop", "parallel", "course", "http_server", "http", "streaming", "workshop")
+BENCHMARKS = ("tool_call", "loop", "parallel", "course", "import_time", "http_server", "http", "streaming", "workshop")
 
 
 def _node_version() -> str:

@@ -6,14 +6,26 @@
     client.responses.create(model=model_name(), input="...", tools=[...])
 
 - `OPENAI_API_KEY` set → the real endpoint (`OPENAI_BASE_URL` is honoured by the openai SDK itself).
-  The base URL may be any server that speaks the API, e.g. a local Ollama or vLLM for Chat
-  Completions (`OPENAI_BASE_URL=http://localhost:11434/v1`, with any key: `OPENAI_API_KEY=local`).
+  The base URL may be any server that speaks the API, e.g. a local Ollama or vLLM
+  (`OPENAI_BASE_URL=http://localhost:11434/v1`, with any key: `OPENAI_API_KEY=local`).
   The key alone decides, so the exercise checks (which drop it) stay offline whatever the base URL.
 - not set → `course_lib.offline_model`, answering in-process: no network, deterministic output.
 - `COURSE_MODEL` overrides the model name (default `gpt-4.1`; the names live in `course_lib.models`,
   re-exported here).
-- Anthropic Messages (`make_anthropic_client`): `ANTHROPIC_API_KEY` set → the real endpoint,
-  model `COURSE_ANTHROPIC_MODEL` (default `claude-sonnet-4-6`); else the same offline model.
+- Anthropic Messages (`make_anthropic_client`): `ANTHROPIC_API_KEY` set → the real endpoint
+  (`ANTHROPIC_BASE_URL` is honoured by the anthropic SDK itself), model `COURSE_ANTHROPIC_MODEL`
+  (default `claude-sonnet-4-6`); else the same offline model. The anthropic SDK is imported only
+  when such a client is made.
+
+Two decisions a cell may make, each printing one line (in the edition's language):
+
+- **offline on purpose** (`offline_on_purpose`, `Course.offline_on_purpose`): a demo that needs a
+  behaviour only the offline model has (the gullible persona, a platform that reaches a server on
+  this machine, a stuck model, a failure that must happen) runs on the offline model even with a
+  key set, and says so;
+- **cost before a paid run** (`client_for_requests`): a run of more than a handful of requests
+  (`HANDFUL`) on a real endpoint says how many first and stays on the offline model unless the
+  learner opted in with `COURSE_PAID_RUNS` (a notebook never waits for an answer).
 
 On a real endpoint, a model name the endpoint does not serve (a retired or mistyped one, the
 commonest way notebooks rot) fails its first request with one clear line: which model was asked
@@ -24,19 +36,22 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import httpx
-import httpx2
 import openai
 
 from course_lib.lang import say
 from course_lib.models import DEFAULT_ANTHROPIC_MODEL, DEFAULT_MODEL, anthropic_model_name, model_name
 from course_lib.offline_model import offline_transport
 
-__all__ = ["DEFAULT_ANTHROPIC_MODEL", "DEFAULT_MODEL", "OFFLINE_BASE_URL", "anthropic_model_name",
-           "anthropic_transport", "describe_backend", "http_transport", "is_anthropic_offline", "is_offline",
-           "make_anthropic_client", "make_client", "model_name", "unknown_model_line"]
+if TYPE_CHECKING:  # imported when a Messages client is made: anthropic alone takes about as long as openai
+    import anthropic
+
+__all__ = ["DEFAULT_ANTHROPIC_MODEL", "DEFAULT_MODEL", "HANDFUL", "OFFLINE_BASE_URL", "PAID_RUNS",
+           "anthropic_model_name", "anthropic_transport", "client_for_requests", "describe_backend", "endpoint_host",
+           "http_transport", "is_anthropic_offline", "is_offline", "make_anthropic_client", "make_client",
+           "model_name", "offline_on_purpose", "offline_on_purpose_line", "requests_allowed", "unknown_model_line"]
 
 OFFLINE_BASE_URL = "http://offline-model.invalid/v1"  # .invalid can never resolve: nothing leaks out
 
@@ -101,14 +116,15 @@ def unknown_model_line(model: str, host: str, variable: str = "COURSE_MODEL") ->
                "`%env {variable}=<name>`，然后重启内核。", model=model, host=host, variable=variable)
 
 
-def make_client(transport: httpx.BaseTransport | None = None) -> openai.OpenAI:
-    """An `openai.OpenAI` client on the configured backend.
+def make_client(transport: httpx.BaseTransport | None = None, *, offline: bool | None = None) -> openai.OpenAI:
+    """An `openai.OpenAI` client on the configured backend (`offline=True`: the offline model whatever
+    the keys say; `transport`, if given, must then end at the offline model).
 
     Offline, responses are validated strictly against the SDK types (so the stand-in cannot drift
     from the real wire format) and nothing is retried (a 400 is a lesson, not a glitch).
     `transport` replaces the one from `http_transport()`, e.g. a wrapper that records exchanges.
     """
-    if is_offline():
+    if offline or (offline is None and is_offline()):
         return openai.OpenAI(
             api_key="offline",
             base_url=OFFLINE_BASE_URL,
@@ -129,34 +145,60 @@ def anthropic_transport() -> httpx.BaseTransport:
     return _ModelCheck(httpx.HTTPTransport(), anthropic_model_name(), "COURSE_ANTHROPIC_MODEL")
 
 
-class _Httpx2Bridge(httpx2.BaseTransport):
-    """The anthropic SDK takes only an `httpx2.Client` (it refuses a classic one, unlike openai);
-    this carries each request to a classic httpx transport and the answer back, whole (a stream's
-    events arrive together: fine for a cell, not for a live chat UI)."""
-
-    def __init__(self, inner: httpx.BaseTransport) -> None:
-        self.inner = inner
-
-    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        classic = httpx.Request(request.method, str(request.url), headers=list(request.headers.multi_items()),
-                                content=request.read())
-        answer = self.inner.handle_request(classic)
-        content = answer.read()
-        headers = [(k, v) for k, v in answer.headers.multi_items() if k.lower() != "content-encoding"]
-        return httpx2.Response(answer.status_code, headers=headers, content=content)
-
-    def close(self) -> None:
-        self.inner.close()
+_bridge: type | None = None
 
 
-def make_anthropic_client(transport: httpx.BaseTransport | None = None) -> anthropic.Anthropic:
-    """An `anthropic.Anthropic` client on the configured backend (see the module docstring).
+def _httpx2_bridge() -> type:
+    """`_Httpx2Bridge`, made on first use (httpx2 is imported only when a Messages client is made)."""
+    global _bridge
+    if _bridge is None:
+        import httpx2
+
+        class _Httpx2Bridge(httpx2.BaseTransport):
+            """The anthropic SDK takes only an `httpx2.Client` (it refuses a classic one, unlike openai);
+            this carries each request to a classic httpx transport and the answer back, whole (a
+            stream's events arrive together: fine for a cell, not for a live chat UI)."""
+
+            def __init__(self, inner: httpx.BaseTransport) -> None:
+                self.inner = inner
+
+            def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+                classic = httpx.Request(request.method, str(request.url), headers=list(request.headers.multi_items()),
+                                        content=request.read())
+                answer = self.inner.handle_request(classic)
+                content = answer.read()
+                headers = [(k, v) for k, v in answer.headers.multi_items() if k.lower() != "content-encoding"]
+                return httpx2.Response(answer.status_code, headers=headers, content=content)
+
+            def close(self) -> None:
+                self.inner.close()
+
+        _bridge = _Httpx2Bridge
+    return _bridge
+
+
+def __getattr__(name: str) -> Any:
+    """`backend._Httpx2Bridge`, as before, made when first asked for (`_httpx2_bridge`)."""
+    if name == "_Httpx2Bridge":
+        return _httpx2_bridge()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def make_anthropic_client(transport: httpx.BaseTransport | None = None, *,
+                          offline: bool | None = None) -> anthropic.Anthropic:
+    """An `anthropic.Anthropic` client on the configured backend (see the module docstring;
+    `offline=True`: the offline model whatever the keys say).
 
     Offline, like `make_client`: strict response validation against the SDK's types, no retries.
     `transport` (a classic httpx transport) replaces `anthropic_transport()`, e.g. a wire capture.
     """
-    http_client = httpx2.Client(transport=_Httpx2Bridge(transport or anthropic_transport()))
-    if is_anthropic_offline():
+    import anthropic  # here: only Messages cells need it, and it takes as long to import as openai
+    import httpx2
+
+    offline = is_anthropic_offline() if offline is None else offline
+    default = offline_transport() if offline else anthropic_transport()
+    http_client = httpx2.Client(transport=_httpx2_bridge()(transport or default))
+    if offline:
         return anthropic.Anthropic(api_key="offline", base_url=OFFLINE_BASE_URL.removesuffix("/v1"),
                                    http_client=http_client, _strict_response_validation=True, max_retries=0)
     return anthropic.Anthropic(http_client=http_client)
@@ -171,7 +213,75 @@ def describe_backend() -> str:
     if is_offline():
         return say("Backend: offline model (deterministic, in-process, no network); model name '{model}'.",
                    "后端：离线模型（确定性，在进程内运行，不联网）；模型名 '{model}'。", model=model_name())
-    url = httpx.URL(os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1")
-    host = f"{url.host}:{url.port}" if url.port else url.host
     return say("Backend: real endpoint {host}; model name '{model}'.", "后端：真实端点 {host}；模型名 '{model}'。",
-               host=host, model=model_name())
+               host=endpoint_host(), model=model_name())
+
+
+def endpoint_host() -> str:
+    """The configured endpoint's host (and port), never the key nor the rest of the URL."""
+    url = httpx.URL(os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1")
+    return f"{url.host}:{url.port}" if url.port else url.host
+
+
+# ---- offline on purpose ------------------------------------------------------------------------------
+
+
+def offline_on_purpose_line(why_en: str, why_zh: str) -> str:
+    """The one line a demo prints when it runs on the offline model on purpose (in the edition's
+    language): why, and, with a key set, that the configured endpoint is not used for this part."""
+    why = say(why_en, why_zh)
+    if is_offline():
+        return say("Offline on purpose: {why}", "这里特意使用离线模型：{why}", why=why)
+    return say("Offline on purpose: {why} This part runs on the offline model, not on {host}.",
+               "这里特意使用离线模型：{why}这一部分在离线模型上运行，不发往 {host}。", why=why, host=endpoint_host())
+
+
+def offline_on_purpose(why_en: str, why_zh: str, transport: httpx.BaseTransport | None = None) -> openai.OpenAI:
+    """An openai client on the offline model for a demo that needs a behaviour only the offline model
+    has (the gullible persona, a platform that reaches a server on this machine, …), even when a key
+    is set; prints `offline_on_purpose_line` first. `transport`, if given, must end at the offline
+    model (e.g. `HttpCapture(offline_transport())` to record the wire). For a whole course (the same
+    host and workspace, a wire of its own, `run`) use `Course.offline_on_purpose`."""
+    print(offline_on_purpose_line(why_en, why_zh))
+    return make_client(transport or offline_transport(), offline=True)
+
+
+# ---- cost before a paid run ----------------------------------------------------------------------------
+
+HANDFUL = 5  # a run of at most this many model requests goes to a real endpoint without a word
+PAID_RUNS = "COURSE_PAID_RUNS"  # the learner's opt-in to longer runs: "1"/"yes" (any size) or a number (up to it)
+
+
+def requests_allowed(count: int) -> bool:
+    """Whether a run of `count` model requests may go to the configured endpoint: always offline (it
+    costs nothing) and for a handful (`HANDFUL`); else only when `COURSE_PAID_RUNS` says so ("1",
+    "yes", "true", "all", "on": any size; a number: runs of up to that many requests)."""
+    if is_offline() or count <= HANDFUL:
+        return True
+    said = os.environ.get(PAID_RUNS, "").strip().lower()
+    return said in ("1", "yes", "true", "all", "on") or (said.isdigit() and count <= int(said))
+
+
+def client_for_requests(count: int, what_en: str, what_zh: str, *,
+                        transport: httpx.BaseTransport | None = None) -> openai.OpenAI:
+    """The client for a run of about `count` model requests (`what_en`/`what_zh`: the run, named).
+
+    Offline, or a handful of requests: the configured client (on `transport`, e.g. a wire capture of
+    `http_transport()`), without a word. More than a handful on a real endpoint: one line first, which
+    says how many requests would go where and either that they go (the learner opted in with
+    `COURSE_PAID_RUNS`) or that this run stays on the offline model, and how to opt in. It never asks:
+    a notebook executed by nbconvert never waits for an answer.
+    """
+    if is_offline() or count <= HANDFUL:
+        return make_client(transport)
+    fields = dict(what=say(what_en, what_zh), count=count, host=endpoint_host(), model=model_name(), variable=PAID_RUNS)
+    if requests_allowed(count):
+        print(say("{what}: sending about {count} requests to {host} (model '{model}'), as {variable} allows.",
+                  "{what}：按 {variable} 的许可，向 {host}（模型 '{model}'）发送约 {count} 个请求。", **fields))
+        return make_client(transport)
+    print(say("{what} would send about {count} requests to {host} (model '{model}'), so this run stays on the "
+              "offline model. To send them, set {variable}={count} (or 1 for any size), e.g. `%env {variable}={count}`, "
+              "and run the cell again.",
+              "{what}会向 {host}（模型 '{model}'）发送约 {count} 个请求，所以这次运行留在离线模型上。要真的发送，请设置 "
+              "{variable}={count}（设为 1 则不限次数），例如 `%env {variable}={count}`，然后重新运行这个单元格。", **fields))
+    return make_client(offline_transport(), offline=True)

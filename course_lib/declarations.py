@@ -25,6 +25,8 @@ from typing import Any
 
 import mcp_types
 
+from course_lib import api_rules
+
 ALIAS_SEPARATOR = "__"
 
 # Keywords strict mode does not accept; dropping them loses nothing the server will not check again.
@@ -80,34 +82,12 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def strict_schema_problems(schema: dict[str, Any], context: tuple[str, ...] = ()) -> list[str]:
-    """What a schema lacks for strict mode, one message per problem (empty list: it is fine).
-
-    In the real API's words, with its way of naming where: `context` is the path of keys from the
-    root, `()` for the root itself. Real 400s: "In context=(), 'required' is required to be
-    supplied and to be an array including every key in properties. Missing 'params'."
-    (https://github.com/kevinwatt/mysql-mcp/issues/5) and "In context=('properties',
-    'permissions'), 'additionalProperties' is required to be supplied and to be false."
-    (https://github.com/lastmile-ai/openai-agents-mcp/issues/2). Every real example names one
-    missing key, so a `required` list that leaves several out is named by its first.
+    """What a schema lacks for strict mode, one message per problem (empty list: it is fine), in the
+    real API's words: every property required, `additionalProperties: false`, no keyword outside
+    strict mode's subset. The rules and their sources live in `course_lib.api_rules` (the refusal
+    table the offline model enforces), so a check never approves what the API refuses.
     """
-    problems: list[str] = []
-    if schema.get("type") == "object":
-        properties = schema.get("properties", {})
-        missing = [name for name in properties if name not in schema.get("required", [])]
-        if missing:
-            problems.append(f"In context={context!r}, 'required' is required to be supplied and to be an array "
-                            f"including every key in properties. Missing {missing[0]!r}.")
-        if schema.get("additionalProperties") is not False:
-            problems.append(f"In context={context!r}, 'additionalProperties' is required to be supplied and to "
-                            "be false.")
-        for name, prop in properties.items():
-            problems += strict_schema_problems(prop, (*context, "properties", name))
-    for key in ("anyOf", "oneOf"):
-        for i, sub in enumerate(schema.get(key, [])):
-            problems += strict_schema_problems(sub, (*context, key, str(i)))
-    if isinstance(schema.get("items"), dict):
-        problems += strict_schema_problems(schema["items"], (*context, "items"))
-    return problems
+    return api_rules.strict_schema_problems(schema, context)
 
 
 def _allows_null(schema: dict[str, Any]) -> bool:

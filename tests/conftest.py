@@ -64,3 +64,37 @@ def zh(monkeypatch):
 def en(monkeypatch):
     """course_lib speaks English, whatever the environment says."""
     monkeypatch.setenv("COURSE_LANG", "en")
+
+
+# ---- any model: the offline model, and the stand-in over real HTTP with a learner's keys set ----------------
+
+ANY_MODEL = {"offline": None, "standin": "gpt-4.1", "standin-reasoning": "gpt-5"}
+
+
+@pytest.fixture(scope="session")
+def standin_url():
+    """The stand-in (`course_lib.offline_model.standin`) over real HTTP for the session; its base URL."""
+    from course_lib.offline_model import running_server
+
+    with running_server(vary=True) as url:
+        yield url
+
+
+def standin_env(url: str, model: str) -> dict[str, str]:
+    """The environment of a learner who set keys and points the course at an endpoint (here the stand-in)."""
+    return {"OPENAI_API_KEY": "sk-standin", "OPENAI_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-standin",
+            "ANTHROPIC_BASE_URL": url.removesuffix("/v1"), "COURSE_MODEL": model}  # fmt: skip
+
+
+@pytest.fixture(params=list(ANY_MODEL))
+def any_model(request, monkeypatch) -> str:
+    """Run the test on each kind of model a learner may bring: the offline model (no key), then the
+    stand-in over real HTTP with keys set, on the default model and on a reasoning model (`gpt-5`).
+    `start_course()`, `make_client()` and `make_anthropic_client()` follow. Yields the param's name."""
+    if ANY_MODEL[request.param] is None:
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "COURSE_MODEL"):
+            monkeypatch.delenv(name, raising=False)
+    else:
+        for name, value in standin_env(request.getfixturevalue("standin_url"), ANY_MODEL[request.param]).items():
+            monkeypatch.setenv(name, value)
+    return request.param

@@ -140,14 +140,19 @@ Other `course_persona` values are a 400; other metadata keys are accepted and ec
 real API does.
 
 Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765`.
+
+The stand-in (`standin`): the same model varied as real models vary (a dated model name, text before
+a call, arguments in another order, reworded answers with markdown and a closing line, the private
+switches ignored), to test that a course holds on any model: `standin_transport()` in-process, or
+`python -m course_lib.offline_model --vary --port 8766` over HTTP (`running_server(vary=True)` in a test).
 """
 
 from course_lib.offline_model.assistant import CHAT_REPLY
 from course_lib.offline_model.assistant_answer import EVIDENCE_MISSING
 from course_lib.offline_model.personas import PERSONA_KEY, PERSONAS
 from course_lib.offline_model.response import CREATED_AT, respond
-from course_lib.offline_model.server import handle, main, serve
-from course_lib.offline_model.transport import offline_transport
+from course_lib.offline_model.server import handle, main, running_server, serve
+from course_lib.offline_model.transport import offline_transport, standin_transport
 from course_lib.offline_model.terms import key_terms
 from course_lib.offline_model.validation import BadRequest
 
@@ -163,5 +168,7 @@ __all__ = [
     "main",
     "offline_transport",
     "respond",
+    "running_server",
     "serve",
+    "standin_transport",
 ]

@@ -30,6 +30,7 @@ import json
 from typing import Any
 
 from course_lib.offline_model.ids import RequestIds, for_request
+from course_lib.offline_model import standin
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.request_params import CHAT, check_json, check_parameters
@@ -185,11 +186,15 @@ def chat_completion(body: dict) -> dict:
     if calls:
         message["tool_calls"] = calls
     produced = (text or "") + "".join(c["function"]["name"] + c["function"]["arguments"] for c in calls)
-    return {"id": f"chatcmpl-{ids.mint('chat', 24)}", "object": "chat.completion", "created": CREATED_AT,
-            "model": body["model"], "service_tier": "default", "system_fingerprint": None,
-            "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": "tool_calls" if calls else "stop"}],
-            "usage": _usage(ids.body_text, produced)}
+    completion = {"id": f"chatcmpl-{ids.mint('chat', 24)}", "object": "chat.completion", "created": CREATED_AT,
+                  "model": body["model"], "service_tier": "default", "system_fingerprint": None,
+                  "choices": [{"index": 0, "message": message, "logprobs": None,
+                               "finish_reason": "tool_calls" if calls else "stop"}],
+                  "usage": _usage(ids.body_text, produced)}
+    if standin.active():  # the stand-in: varied as real models vary (standin.py)
+        structured = (body.get("response_format") or {}).get("type") not in (None, "text")
+        completion = standin.vary_chat(body, _parse_messages(body), completion, structured)
+    return completion
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -205,14 +210,17 @@ def chat_chunks(body: dict) -> list[dict]:
     whole = chat_completion(body)
     message, finish = whole["choices"][0]["message"], whole["choices"][0]["finish_reason"]
     head = {"id": whole["id"], "object": "chat.completion.chunk", "created": whole["created"],
-            "model": whole["model"], "service_tier": "default", "system_fingerprint": None}
+            "model": whole["model"], "service_tier": "default", "system_fingerprint": whole["system_fingerprint"]}
     deltas: list[dict] = [{"role": "assistant", "content": "", "refusal": None}]
+    if message["content"] and message.get("tool_calls"):  # text beside calls (the stand-in) comes first
+        deltas += [{"content": piece} for piece in _pieces(message["content"], 16)]
     for index, call in enumerate(message.get("tool_calls", [])):
         deltas.append({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
                                        "function": {"name": call["function"]["name"], "arguments": ""}}]})
         deltas += [{"tool_calls": [{"index": index, "function": {"arguments": piece}}]}
                    for piece in _pieces(call["function"]["arguments"], 8)]
-    deltas += [{"content": piece} for piece in _pieces(message["content"], 16)] if message["content"] else []
+    if message["content"] and not message.get("tool_calls"):
+        deltas += [{"content": piece} for piece in _pieces(message["content"], 16)]
     chunks = [{**head, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}]}
               for delta in deltas]
     chunks.append({**head, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": finish}]})

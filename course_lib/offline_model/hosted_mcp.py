@@ -37,7 +37,9 @@ Decisions, and where they come from:
   server on a free port gives the same ids every run; an `mcp_call` is not a `function_call`: a `function_call_output` for its
   id is refused as one that answers no call.
 - The offline model reaches only servers on this machine: a `server_url` whose host is not a
-  loopback address (127.0.0.1, ::1, localhost), a `connector_id` or a `tunnel_id` is a 400.
+  loopback address (127.0.0.1, ::1, localhost), a `connector_id` or a `tunnel_id` is a 400. The
+  stand-in (`standin`) is a platform elsewhere, as a real one: it cannot reach them, so every listing
+  fails with the 424 above.
 
 Streamed (`stream: true`), the items arrive with the real event types (`streaming.mcp_item_events`).
 """
@@ -51,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
+from course_lib.offline_model import standin
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.reasoning import check_input
 from course_lib.offline_model.ids import RequestIds, for_request
@@ -289,6 +292,8 @@ class _Platform:
             ConnectorError: the server cannot be reached, refused the listing or did not answer in time.
         """
         try:
+            if standin.active():  # a real platform cannot reach a server on the learner's machine
+                raise ConnectionError(f"{server.url} is on this machine, out of a platform's reach")
             tools = self._run(server, lambda connection: connection.list_tools())
         except Exception as error:  # refused, gone, a 401, a JSON-RPC error, a timeout: one 424 for the app
             logger.info("hosted MCP: listing %s failed: %r", server.url, error)

@@ -9,12 +9,10 @@ Only the envelope differs; the plan is `plan._decide` over the same normalised i
   `is_error` to say the tool failed.
 
 Errors come in Anthropic's shape, `{"type": "error", "error": {"type": "invalid_request_error",
-"message": …}, "request_id": …}`, with the real API's words (seen in its replies quoted in
-https://github.com/anthropics/claude-code/issues/13460, /5060 and /6696):
-"messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_…. Each
-`tool_result` block must have a corresponding `tool_use` block in the previous message.",
-"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_….
-Each `tool_use` block must have a corresponding `tool_result` block in the next message." and
+"message": …}, "request_id": …}`, with the real API's words: the pairing and order of tool_use and
+tool_result blocks as `course_lib.api_rules` states them (`messages_order_problems`: tool_result
+blocks first in their user message, each answering a tool_use of the message before, every tool_use
+answered), "tools.0.custom.input_schema.type: Input should be 'object'", and
 "messages.1.content.0.tool_use.input: Input should be a valid dictionary".
 
 Streamed (`stream: true`): `message_start`, per block `content_block_start` / `content_block_delta`
@@ -33,10 +31,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from course_lib.api_rules import messages_order_problems
 from course_lib.offline_model.ids import for_request
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
-from course_lib.offline_model import threads
+from course_lib.offline_model import standin, threads
 from course_lib.offline_model.reading import _last_turn, _latest_user_text
 from course_lib.offline_model.request_params import (
     BETA_COUNT_TOKENS,
@@ -151,7 +150,6 @@ def _parse_messages(body: dict) -> list[dict]:
     system = _field(body, "system", "", (str, list), optional=True)
     if system:
         items.append({"kind": "message", "role": "system", "text": _block_text(system, "system")})
-    previous_uses: list[str] = []
     if not _field(body, "messages", "", list):
         raise AnthropicError("messages: at least one message is required")  # wording not verified
     for i, message in enumerate(body["messages"]):
@@ -163,7 +161,6 @@ def _parse_messages(body: dict) -> list[dict]:
             raise AnthropicError(f"{where}.role: Input should be 'user' or 'assistant'")
         content = _field(message, "content", where, (str, list))
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        uses, answered = [], set()
         for j, block in enumerate(blocks):
             spot = f"{where}.content.{j}"
             kind = _field(block, "type", spot, str) if isinstance(block, dict) else None
@@ -176,31 +173,15 @@ def _parse_messages(body: dict) -> list[dict]:
                 call_id = _field(block, "id", spot, str)
                 items.append({"kind": "call", "call_id": call_id, "name": _field(block, "name", spot, str),
                               "arguments": json.dumps(tool_input, ensure_ascii=False)})
-                uses.append(call_id)
             elif kind == "tool_result" and role == "user":
                 call_id = _field(block, "tool_use_id", spot, str)
-                if call_id not in previous_uses:
-                    raise AnthropicError(f"{spot}: unexpected `tool_use_id` found in `tool_result` blocks: {call_id}. "
-                                         "Each `tool_result` block must have a corresponding `tool_use` block in "
-                                         "the previous message.")
-                answered.add(call_id)
                 items.append({"kind": "output", "call_id": call_id, "text": _result_text(block, spot)})
             elif kind is None or kind not in ("image", "document", "thinking", "redacted_thinking"):
                 raise AnthropicError(f"{spot}: Input tag '{kind}' found using 'type' does not match any of the "
                                      "expected tags for this message role")
-        if missing := [call_id for call_id in previous_uses if call_id not in answered]:
-            _unanswered(i - 1, missing)
-        previous_uses = uses
-    if previous_uses:
-        _unanswered(len(body["messages"]) - 1, previous_uses)
+    if problems := messages_order_problems(body["messages"]):  # the pairing and order rules (api_rules)
+        raise AnthropicError(problems[0])
     return items
-
-
-def _unanswered(index: int, ids: list[str]) -> None:
-    """Raises: AnthropicError, the API's words for tool_use blocks with no tool_result after them."""
-    raise AnthropicError(f"messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately "
-                         f"after: {', '.join(ids)}. Each `tool_use` block must have a corresponding `tool_result` "
-                         "block in the next message.")
 
 
 def _policy(body: dict) -> tuple[str, list[dict], bool]:
@@ -210,6 +191,10 @@ def _policy(body: dict) -> tuple[str, list[dict], bool]:
         if not isinstance(tool, dict):
             raise AnthropicError(f"tools.{i}: Input should be a valid dictionary")
         if tool.get("type") in (None, "custom"):
+            schema = _field(tool, "input_schema", f"tools.{i}", dict)
+            if schema.get("type") != "object":  # RULES["messages.input_schema_object"]
+                said = "Field required" if schema.get("type") is None else "Input should be 'object'"
+                raise AnthropicError(f"tools.{i}.custom.input_schema.type: {said}")
             tools.append({"type": "function", "name": _field(tool, "name", f"tools.{i}", str),
                           "description": tool.get("description") or "",
                           "parameters": _field(tool, "input_schema", f"tools.{i}", dict),
@@ -300,6 +285,8 @@ def anthropic_message(body: dict, betas: list[str] | None = None) -> dict:
                "stop_sequence": None,
                "usage": {"input_tokens": _input_tokens(whole), "output_tokens": _tokens(produced),
                          "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard"}}
+    if standin.active():  # the stand-in: varied as real models vary (standin.py)
+        message = standin.vary_message(whole, items, message, fmt is not None)
     threads.remember(whole, thread, message)
     return message
 

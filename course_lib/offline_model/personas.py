@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 
+from course_lib.offline_model import standin
 from course_lib.offline_model.answers import _outcome
 from course_lib.offline_model.validation import _invalid_value
 
@@ -21,9 +22,13 @@ _INJECTED_CALL = re.compile(r"^[ \t]*CALL[ \t]+([A-Za-z0-9_.-]+)[ \t]+(\{.*\})[ 
 def _persona(metadata: dict | None) -> str:
     """The persona the request's metadata asks for (default "careful").
 
+    The stand-in (`standin`) is always careful, as a real model is.
+
     Raises:
         BadRequest: `course_persona` names no known persona.
     """
+    if standin.active():  # a real model has no personas: the switch is echoed and does nothing
+        return "careful"
     persona = (metadata or {}).get(PERSONA_KEY, "careful")
     if persona not in PERSONAS:
         raise _invalid_value(persona, f"metadata.{PERSONA_KEY}", list(PERSONAS))

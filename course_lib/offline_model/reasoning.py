@@ -18,7 +18,9 @@ whether a *stored* response without `include` carries it could not be verified, 
 What the model then demands of a later input (`check_input`), in the real API's words:
 
 - a `function_call` item sent back with its `fc_…` id needs the reasoning item that preceded it
-  in the model's output, before it (other calls of the same output may stand between them):
+  in the model's output, before it (the other items of the same output may stand between them:
+  calls, and an assistant message the model wrote before its call, `[reasoning, message,
+  function_call]` sent back in order):
   "Item 'fc_…' of type 'function_call' was provided without its required 'reasoning' item:
   'rs_…'." (param `input`, code null: https://github.com/VRSEN/agency-swarm/issues/367,
   https://github.com/mastra-ai/mastra/issues/8738). Interleaving the outputs (call, output, call,
@@ -50,12 +52,13 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from course_lib.api_rules import is_reasoning_model
 from course_lib.offline_model.validation import BadRequest
+
+__all__ = ["ItemNotFound", "add_reasoning", "check_input", "forget_all", "is_reasoning_model"]
 
 CAPACITY = 2048
 REASONING_TOKENS_PER_ITEM = 24  # a stand-in count: the offline model's "thinking" is its fixed rules
-_PREFIXES = ("gpt-5", "o1", "o3", "o4")  # the model families the real API treats as reasoning models
-_NOT_REASONING = ("gpt-5-chat",)  # gpt-5-chat-latest is ChatGPT's non-reasoning model
 _SECRET = "offline-model"  # not a secret at all: it only lets the model recognise its own tokens
 
 _lock = threading.Lock()
@@ -67,13 +70,6 @@ class ItemNotFound(BadRequest):
     """An input item the API cannot find (HTTP 404 in the real API, `status`)."""
 
     status = 404
-
-
-def is_reasoning_model(model: str) -> bool:
-    """Whether `model` is a reasoning model (gpt-5…, o1…, o3…, o4…; not gpt-5-chat…): the one place
-    the rule lives."""
-    name = model.strip().lower()
-    return name.startswith(_PREFIXES) and not name.startswith(_NOT_REASONING)
 
 
 def _sealed(reasoning_id: str) -> str:
@@ -143,12 +139,18 @@ def check_input(items: list[dict]) -> list[dict]:
                                  "following item.", "input")
         elif item["kind"] == "call" and (needed := reasoning_of.get(item.get("id") or "")) is not None:
             before = index - 1
-            while before >= 0 and items[before]["kind"] == "call":
-                before -= 1  # the other calls of the same output
+            while before >= 0 and (items[before]["kind"] == "call" or _said_by_model(items[before])):
+                before -= 1  # the other items of the same output: calls, and text the model wrote before a call
             if before < 0 or items[before]["kind"] != "reasoning" or items[before]["id"] != needed:
                 raise BadRequest(f"Item '{item['id']}' of type 'function_call' was provided without its required "
                                  f"'reasoning' item: '{needed}'.", "input")
     return [item for item in items if item["kind"] != "reasoning"]
+
+
+def _said_by_model(item: dict) -> bool:
+    """An assistant message: text the model wrote (a reasoning model's output may be [reasoning,
+    message, function_call], and goes back in that order)."""
+    return item["kind"] == "message" and item.get("role") == "assistant"
 
 
 def forget_all() -> None:

@@ -14,6 +14,7 @@ import json
 import math
 from typing import Any
 
+from course_lib.offline_model import standin
 from course_lib.offline_model.ids import RequestIds
 from course_lib.offline_model.limits import apply_limit, max_output_tokens
 from course_lib.offline_model.personas import _persona
@@ -93,12 +94,17 @@ def finish(body: dict, chained: list | str, ids: RequestIds, output: list[dict[s
     instructions = _get(body, "instructions", "", str, optional=True)
     parallel = _get(body, "parallel_tool_calls", "", bool, optional=True)
     metadata = _metadata(body)
+    created = CREATED_AT
+    if standin.active():  # the stand-in: varied as real models vary (standin.py)
+        output = standin.vary_responses(body, chained if isinstance(chained, list) else [], output,
+                                        responses_format(body) is not None)
+        created = standin.now()
     produced = "".join(part["text"] for item in output for part in item.get("content", []))
     produced += "".join(item.get("name", "") + item.get("arguments", "") for item in output)
     input_tokens, output_tokens = _tokens(ids.body_text), _tokens(produced)
-    return remember(body, chained, apply_limit(add_reasoning(body, f"rs_{ids.mint('rs', 24)}", {
-        "id": f"resp_{ids.mint('resp', 24)}", "object": "response", "created_at": CREATED_AT,
-        "status": "completed", "background": False, "completed_at": CREATED_AT, "error": None,
+    response = add_reasoning(body, f"rs_{ids.mint('rs', 24)}", {
+        "id": f"resp_{ids.mint('resp', 24)}", "object": "response", "created_at": created,
+        "status": "completed", "background": False, "completed_at": created, "error": None,
         "incomplete_details": None, "instructions": instructions, "max_output_tokens": None,
         "model": model, "output": output, "parallel_tool_calls": parallel is not False,
         "previous_response_id": None, "reasoning": {"effort": None, "summary": None},
@@ -109,4 +115,7 @@ def finish(body: dict, chained: list | str, ids: RequestIds, output: list[dict[s
         "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                   "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
                   "total_tokens": input_tokens + output_tokens},
-    }), limit))
+    })
+    if standin.active():
+        response["model"] = standin.dated(model)
+    return remember(body, chained, apply_limit(response, limit))

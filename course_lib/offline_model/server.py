@@ -19,8 +19,9 @@ model — a body is read only once a worker takes its request, so at most MAX_AC
 at most MAX_BODY_BYTES) and the model's work on them are in memory, however many clients send. Every limit is a
 keyword of `OfflineModelServer` and a flag of the command line (`--help`).
 
-Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765`; a port already
-in use is one error line and exit status 2, as for the MCP servers' `--http`.
+Run it as a local HTTP server: `python -m course_lib.offline_model --port 8765` (`--vary`: the
+stand-in, `standin`); a port already in use is one error line and exit status 2. In a test,
+`running_server()` starts one in a thread and gives its base URL.
 """
 
 from __future__ import annotations
@@ -34,14 +35,16 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 
 from course_lib.lang import say
-from course_lib.offline_model import envelopes
+from course_lib.offline_model import envelopes, standin
 from course_lib.offline_model.ids import Counter
 from course_lib.offline_model.response import respond
 from course_lib.offline_model.streaming import event_stream
@@ -254,7 +257,8 @@ class _Handler(BaseHTTPRequestHandler):
         except _BadFraming as bad:
             return bad
         try:
-            with self.server.ids.answering():  # this server's own count of requests (fresh ids, the same every run)
+            with self.server.ids.answering(), (standin.varying() if self.server.vary else nullcontext()):
+                # this server's own count of requests (fresh ids, the same every run); the stand-in's variations
                 response = handle(httpx.Request(self.command, f"http://offline{self.path}", content=content))
             streamed = response if response.headers.get("content-type", "").startswith("text/event-stream") else None
             return response.status_code, b"" if streamed else response.content, dict(response.headers), streamed
@@ -336,7 +340,8 @@ def _server_error(message: str) -> dict:
 
 
 class OfflineModelServer(ThreadingHTTPServer):
-    """The offline model on a socket: a thread per connection, with the limits above.
+    """The offline model on a socket: a thread per connection, with the limits above (`vary=True`:
+    the stand-in, `standin`).
 
     Raises:
         OSError: the address cannot be bound (EADDRINUSE: the port is in use).
@@ -348,13 +353,14 @@ class OfflineModelServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], *, max_body_bytes: int = MAX_BODY_BYTES,
                  idle_timeout: float = IDLE_TIMEOUT, request_timeout: float = REQUEST_TIMEOUT,
-                 max_connections: int = MAX_CONNECTIONS, max_active: int = MAX_ACTIVE) -> None:  # fmt: skip
+                 max_connections: int = MAX_CONNECTIONS, max_active: int = MAX_ACTIVE, vary: bool = False) -> None:  # fmt: skip
         limits = dict(max_body_bytes=max_body_bytes, idle_timeout=idle_timeout, request_timeout=request_timeout,
                       max_connections=max_connections, max_active=max_active)  # fmt: skip
         if bad := [name for name, value in limits.items() if not value > 0]:
             raise ValueError(f"limits must be positive: {', '.join(bad)}")
         self.max_body_bytes, self.idle_timeout, self.request_timeout = max_body_bytes, idle_timeout, request_timeout
         self.max_connections, self.max_active = max_connections, max_active
+        self.vary = vary  # the stand-in: every answer varied as real models vary (standin.py)
         self.ids = Counter()  # a model instance of its own: its requests numbered from 0 (offline_model.ids)
         # The workers that read bodies and run the model (see MAX_ACTIVE). A fixed few threads
         # also keep the allocator's memory in a few per-thread arenas: when every connection's
@@ -434,7 +440,8 @@ def _run(server: OfflineModelServer) -> None:
         raise KeyboardInterrupt  # leave serve_forever the same way Ctrl-C does
 
     previous = signal.signal(signal.SIGTERM, stop) if in_main else None
-    print(f"offline model listening on http://{host}:{port}/v1 (POST /v1/responses); "
+    which = "the stand-in (offline model, varied as real models vary)" if server.vary else "offline model"
+    print(f"{which} listening on http://{host}:{port}/v1 (POST /v1/responses); "
           "Ctrl-C to stop", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
@@ -447,17 +454,20 @@ def _run(server: OfflineModelServer) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m course_lib.offline_model --port 8765 [--host 127.0.0.1] [limits]`.
+    """`python -m course_lib.offline_model --port 8765 [--host 127.0.0.1] [--vary] [limits]`.
 
     Raises:
-        SystemExit: with status 2 if the arguments are wrong or the address cannot be bound (one
-            usage line and one error line, as the MCP servers' `--http` says it).
+        SystemExit: with status 2 if the arguments are wrong (usage and one error line, argparse's
+            way) or the address cannot be bound (one error line: a taken port is no usage mistake).
     """
     parser = argparse.ArgumentParser(
         prog="python -m course_lib.offline_model", description="Serve the deterministic offline model over HTTP."
     )
     parser.add_argument("--port", type=int, default=8765, help="port to listen on (0: any free port)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: local only)")
+    parser.add_argument("--vary", action="store_true",
+                        help="serve the stand-in: the same model varied as real models vary (dated model name, text "
+                             "before calls, reordered arguments, reworded answers; course_lib.offline_model.standin)")
     limits = parser.add_argument_group("limits (each bounds what a client can make the server hold)")
     limits.add_argument("--max-body-bytes", type=int, default=MAX_BODY_BYTES,
                         help=f"largest request body; a larger one is answered 413 unread (default {MAX_BODY_BYTES})")
@@ -475,8 +485,32 @@ def main(argv: list[str] | None = None) -> None:
     if bad := [name for name, value in options.items() if not value > 0]:
         parser.error(f"--{bad[0].replace('_', '-')} must be positive")
     try:
-        server = OfflineModelServer((args.host, args.port), **options)
-    except OSError as exc:  # in use, or an address not this machine's: one line, not a traceback
-        parser.error(say("--port: cannot listen on {host}:{port} ({reason})", "--port：无法在 {host}:{port} 上监听（{reason}）",
-                         host=args.host, port=args.port, reason=exc.strerror or exc))
+        server = OfflineModelServer((args.host, args.port), vary=args.vary, **options)
+    except OSError as exc:  # in use, or an address not this machine's: one line (no usage block), not a traceback
+        print(f"{parser.prog}: " + say("error: cannot listen on {host}:{port} ({reason}); choose another --port",
+                                      "错误：无法在 {host}:{port} 上监听（{reason}）；请换一个 --port",
+                                      host=args.host, port=args.port, reason=exc.strerror or exc),
+              file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
     _run(server)
+
+
+@contextmanager
+def running_server(*, vary: bool = False, host: str = "127.0.0.1", port: int = 0, **limits: Any) -> Iterator[str]:
+    """A local server in a thread of this process for the block, on a free port (`port=0`); yields
+    its base URL, `http://127.0.0.1:<port>/v1` (set it as OPENAI_BASE_URL, and without `/v1` as
+    ANTHROPIC_BASE_URL). `vary=True`: the stand-in (`standin`). Shut down and closed afterwards.
+
+    Raises:
+        OSError: the address cannot be bound.
+    """
+    server = OfflineModelServer((host, port), vary=vary, **limits)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
+                              name="offline-model-server")
+    thread.start()
+    try:
+        yield f"http://{host}:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -15,7 +15,7 @@ import functools
 import json
 from typing import Any
 
-from course_lib.declarations import strict_schema_problems
+from course_lib.api_rules import function_schema_problems, strict_schema_problems
 from course_lib.offline_model.known_fields import unknown_field
 
 
@@ -283,9 +283,10 @@ def _parse_tools(body: dict) -> list[dict]:
 
     Raises:
         BadRequest: `tools` is not a list, or a function tool lacks a name or has bad parameters:
-            not a JSON Schema (strict or not), an object root without `properties` (strict or
-            not), or, for a strict tool, against strict mode's rules (every object with
-            `properties`, nested ones too).
+            not a JSON Schema, not an object at the root or with oneOf/anyOf/allOf/enum/not beside
+            it, an object root without `properties` (strict or not), or, for a strict tool, against
+            strict mode's rules (`api_rules.strict_schema_problems`: every object with `properties`,
+            all of them required, no additional properties, no keyword outside strict mode's subset).
     """
     tools = _get(body, "tools", "", list, optional=True) or []
     functions = []
@@ -337,7 +338,9 @@ def _function_tool(tool: dict, where: str) -> dict:
     # missing additionalProperties, https://github.com/xemantic/xemantic-ai-tool-schema/issues/37).
     strict = tool.get("strict") is True
     problem = _schema_problem(json.dumps(parameters, sort_keys=True)) if parameters is not None else None
-    if problem is None and strict:
+    if problem is None and parameters is not None:  # an object root, plain (api_rules: function.*)
+        problem = next(iter(function_schema_problems(parameters)), None)
+    if problem is None and strict:  # strict mode's rules and keyword subset (api_rules: strict.*)
         problem = next(iter(strict_schema_problems(parameters or {})), None)
     if problem is None and (context := _missing_properties(parameters, nested=strict)) is not None:
         problem = f"In context={context!r}, object schema missing properties."
@@ -373,7 +376,7 @@ def strict_in_effect(tool: dict) -> bool:
     if parameters is None:
         return True  # no schema at all: nothing strict mode could object to
     if _schema_problem(json.dumps(parameters, sort_keys=True)) is not None or strict_schema_problems(parameters):
-        return False
+        return False  # (a root that is no plain object is refused before this is asked: function_schema_problems)
     return _missing_properties(parameters, nested=True) is None
 
 
