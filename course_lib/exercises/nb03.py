@@ -6,7 +6,8 @@ INVALID_INPUT) and one for a tool the server does not have (a JSON-RPC error).
 
 - `check_pair_by_id(fn)`: the learner's `pair_by_id(messages) -> {id: (request, response)}` must
   match `McpConnection.exchanges()` in sixteen arrival orders of the server's answers
-  (`arrival_orders`: reversed, every rotation, eight seeded shuffles), each run on fresh copies.
+  (`arrival_orders`: reversed, every rotation, eight seeded shuffles), each run on fresh copies,
+  and while the last answer is still on its way (that request's pair is `(request, None)`).
 - `check_classify(fn)`: the learner's `classify(response) -> "success" | "tool error" |
   "protocol error"` is run on every recorded `tools/call` response, plus the recorded success as a
   server that leaves out the optional `isError` sends it (the spec's schema, 2025-06-18 and
@@ -118,6 +119,12 @@ def arrival_orders(messages: list[WireMessage]) -> list[tuple[str, str, list[Wir
     return orders
 
 
+def _one_answer_pending(messages: list[WireMessage]) -> list[WireMessage]:
+    """The recording as it stands while the server's last answer is still on its way."""
+    last = max(i for i, m in enumerate(messages) if m.direction == "server→app")
+    return messages[:last] + messages[last + 1:]
+
+
 def _fresh(messages: list[WireMessage]) -> list[WireMessage]:
     """The same messages with their own copies of the JSON: what the learner's code changes stays there."""
     return [WireMessage(m.direction, copy.deepcopy(m.json)) for m in messages]
@@ -200,6 +207,16 @@ def check_pair_by_id(fn: Callable[[list[WireMessage]], dict]) -> bool:
         problem = _judge_pairs(got, messages, when)
         if problem:
             return failed(problem)
+    pending = _one_answer_pending(recording)  # a request whose answer has not arrived: (request, None)
+    when = say(" (in this run the last answer had not arrived yet: that request's pair is (request, None))",
+               "（这一轮最后一个应答还没有到达：那个请求的一对是 (request, None)）")
+    try:
+        got = fn(_fresh(pending))
+    except Exception as error:
+        return failed(say("pair_by_id raised {error} on the real recording{when}.", "pair_by_id 在真实记录上{when}抛出了 {error}。",
+                          error=raised(error), when=when))
+    if problem := _judge_pairs(got, pending, when):
+        return failed(problem)
     count = len(_exchanges(recording))
     return passed(say("all {n} requests paired with their responses by id, in {orders} arrival orders.",
                       "在 {orders} 种到达顺序下，全部 {n} 个请求都按 id 与各自的响应配成了对。",
