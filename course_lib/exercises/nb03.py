@@ -238,7 +238,8 @@ def _real_label(response: dict[str, Any]) -> str:
     return "tool error" if response["result"].get("isError") else "success"
 
 
-def _why(response: dict[str, Any]) -> str:
+def _why(response: dict[str, Any], fn: Callable[[dict[str, Any]], Any] | None = None) -> str:
+    """Why `response` is the kind it is; with the learner's `fn`, the words fit what it did wrong."""
     if "error" in response:
         code, message = response["error"]["code"], response["error"]["message"]
         return say(f"it has a top-level error (code {code}: {message}) and no "
@@ -257,9 +258,24 @@ def _why(response: dict[str, Any]) -> str:
                    "optional; read it with .get(\"isError\", False))",
                    "result 没有 isError，而不存在的 isError 就是 false：调用成功了（这个字段是可选的；"
                    "用 .get(\"isError\", False) 读取）")
-    return say("result.isError is false: the call succeeded (the key is there with the value false: test its "
-               "value, not whether the key is present)",
-               "result.isError 为 false：调用成功了（这个键存在，值为 false：要检查它的值，而不是检查键是否存在）")
+    if fn is not None and _tests_presence(fn, response):
+        return say("result.isError is false: the call succeeded (the key is there with the value false: test its "
+                   "value, not whether the key is present)",
+                   "result.isError 为 false：调用成功了（这个键存在，值为 false：要检查它的值，而不是检查键是否存在）")
+    return say("result.isError is false: the call succeeded. Only result.isError says a tool failed; what the text "
+               "or the other fields say does not",
+               "result.isError 为 false：调用成功了。只有 result.isError 说明工具失败了；文本或其他字段说什么都不算")
+
+
+def _tests_presence(fn: Callable[[dict[str, Any]], Any], response: dict[str, Any]) -> bool:
+    """True when `fn` calls the same success a success once isError is left out: it tests the key."""
+    plain = copy.deepcopy(response)
+    plain["result"].pop("isError", None)
+    try:
+        got = fn(plain)
+    except Exception:  # noqa: BLE001 — the learner's code; a probe only
+        return False
+    return isinstance(got, str) and got.strip().lower() == "success"
 
 
 def classify_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -382,8 +398,9 @@ def check_classify(fn: Callable[[dict[str, Any]], str]) -> bool:
         want = _real_label(response)
         if label != want:
             call = f"{request['params']['name']} {_short(request['params']['arguments'], 50)}"
-            return failed(say(f"id {key} ({call}): you said {label!r}, but {_why(response)}.",
-                              f"id {key}（{call}）：你说的是 {label!r}，但 {_why(response)}。"))
+            why = _why(response, fn)
+            return failed(say(f"id {key} ({call}): you said {label!r}, but {why}.",
+                              f"id {key}（{call}）：你说的是 {label!r}，但 {why}。"))
     variants = classify_variants(calls)
     for request, response, (what, what_zh, field, field_zh) in variants:
         kind = _real_label(response)
