@@ -4,9 +4,11 @@
   -> (result, replayed)` is an idempotency store in one function. The check plays every sequence of
   up to five steps (calls with the same key and the same arguments, the same arguments in another
   key order, other arguments, another key, a write that fails; waits inside, at and past the
-  retention window) against the rule, with a fresh `records` for each sequence, shortest first, and
-  names the first step the function gets wrong. Then once more with a short window, so a hard-coded
-  24 hours does not pass.
+  retention window) against the rule, shortest first, and names the first step the function gets
+  wrong. It plays them as a walk that extends each distinct state once (the rule's records and the
+  learner's `records`, copied, times taken relative to now): the same property as replaying each
+  of the 26,330 sequences from fresh records, in about 1,400 calls instead of 88,000. Then once
+  more with a short window, so a hard-coded 24 hours does not pass.
 - `check_outcomes(answer)`: for six described sends, written, replayed or conflict? Each is then
   played for real — the notes store, the executor with a timeout, `IdempotencyStore`,
   `OperationKeys` — and the learner's answer is compared with what happened.

@@ -174,6 +174,9 @@ def mutants(reference: Any, limit: int | None = None) -> list[Mutant]:
     """Every mutant of the function or class `reference` (at most `limit`, spread evenly)."""
     source = textwrap.dedent(inspect.getsource(reference))
     tree = _without_annotations(ast.parse(source))
+    defined = [node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+    if defined != [reference.__name__]:  # the file changed since it was imported: its lines are another code's
+        raise RuntimeError(f"the source of {reference.__name__} is not where Python loaded it from: {defined}")
     module = sys.modules[reference.__module__]
     sites = list(_sites(tree))
     if limit is not None and len(sites) > limit:
