@@ -4,6 +4,7 @@ Start here:   course         start_course(): the model client, the wire capture,
               show           print real objects and the JSON that crossed
 
 Rules         declarations   MCP tool ⇄ Responses function tool; strict-mode adaptation
+              api_rules      what the real APIs refuse: one table (rule, API, status, error, source) and its checks
 Values        arguments      the model's arguments text → object → validated input
 MCP           fs_server      the sandboxed files server (in-process, stdio or HTTP)
               connection     an mcp.Client whose JSON-RPC messages are recorded as they cross
@@ -30,8 +31,9 @@ Reliability   results        the normalized {ok, data | error{code, message, ret
               guarded_loop   the loop with the execution layer and defined terminal statuses
 Explore       explorer       which objects change when head/path change (a widget)
 The model     offline_model  the deterministic offline model: Responses (streamed too), Chat Completions,
-                             Anthropic Messages, the hosted mcp tool (hosted_mcp); backend picks it
-                             or a real endpoint
+                             Anthropic Messages, the hosted mcp tool (hosted_mcp); its stand-in (standin)
+                             varied as real models vary; backend picks it or a real endpoint, says when a
+                             demo runs offline on purpose and when a long run would cost requests
 Outside       node_tools     the MCP Inspector, the reference server, the conformance suite;
                              side_by_side compares; conformance_client is the host as its client
 Capstone      notes_server   the notes MCP server: search, read, save a learning gap
@@ -41,6 +43,7 @@ Capstone      notes_server   the notes MCP server: search, read, save a learning
               comparison     a baseline against one change: which metrics move
               follow_up      a follow-up question, graded against the note
 Frameworks    frameworks     the task through the Agents SDK, pydantic-ai and Mastra, both wires tapped; the duty table
+Pictures      pictures       drawn from what a run recorded: sequence diagrams (Mermaid + PNG + text), timelines, charts
 Interview     interview      the question cards
               drills         diagnose recorded broken traces (recorded by broken_traces)
 Progress      progress       each check's outcome in a local SQLite file; a learner's own table

@@ -168,6 +168,14 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
          400, "No tool output found for function call {call_id}.",
          "the API's 400, in the offline model since the course began (offline_model/validation.py _check_pairs)",
          param="input", enforced="offline_model/validation.py"),
+    Rule("responses.known_item_fields", "responses",
+         "An input item holds only the fields the API knows for its type, even null ones: a plain "
+         "`model_dump()` (Python names such as `async_`), a stream's parsed fields (`parsed_arguments`) "
+         "or a reasoning item's output-only `status` are refused.",
+         400, "Unknown parameter: '{where}'.",
+         "the openai SDK's own request types (ResponseInputItemParam, read at run time: offline_model/known_fields.py); "
+         "the 400 quoted in pydantic/pydantic-ai#3653, openai/openai-python#3008, openai/openai-agents-python#3026",
+         param="{where}", code="unknown_parameter", enforced="offline_model/validation.py"),
     # ---- Chat Completions ---------------------------------------------------------------------------------
     Rule("chat.tool_message_follows_calls", "chat",
          "An assistant message with tool_calls is followed by a tool message for each tool_call_id.",
@@ -327,13 +335,15 @@ def _unanswered(index: int, ids: list[str]) -> str:
 
 # ---- Responses input -------------------------------------------------------------------------------------
 
-_REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")  # the model families the real API treats as reasoning models
+# The model families the real API treats as reasoning models: gpt-5… and gpt-6… (gpt-6-luna, "OpenAI's
+# efficient reasoning model", configurable reasoning effort, as its model pages describe it, 2026-09), o1, o3, o4.
+_REASONING_PREFIXES = ("gpt-5", "gpt-6", "o1", "o3", "o4")
 _NOT_REASONING = ("gpt-5-chat",)  # gpt-5-chat-latest is ChatGPT's non-reasoning model
 
 
 def is_reasoning_model(model: str) -> bool:
-    """Whether `model` is a reasoning model (gpt-5…, o1…, o3…, o4…; not gpt-5-chat…): the one place
-    the rule lives."""
+    """Whether `model` is a reasoning model (gpt-5…, gpt-6…, o1…, o3…, o4…; not gpt-5-chat…): the one
+    place the rule lives."""
     name = model.strip().lower()
     return name.startswith(_REASONING_PREFIXES) and not name.startswith(_NOT_REASONING)
 

@@ -73,8 +73,11 @@ SAVE_FOR_MODEL = (
 
 INSTRUCTIONS = (
     f"You answer questions about the user's own technical notes. Search with {SEARCH} first, then read "
-    f"the best hits with {READ}. Answer only from the notes you read: quote or paraphrase them, and end with "
-    "a line 'Sources: ' listing the paths you read and used. If no note supports an answer, say that the "
+    f"the best hits with {READ}. Answer only from the notes you read: quote or paraphrase them, cite after "
+    "each statement the note and the line it rests on, as [/notes/retries.md:3] or [/notes/retries.md:3-4] "
+    "(line 1 is the note's first line), and end with a line 'Sources: ' listing the paths you read and used. "
+    "If a note you read does not mention something the user asked about, say 'Your notes do not mention: X.' "
+    "If no note supports an answer, say that the "
     "evidence is missing; never answer from memory. When the user asks where their understanding is "
     f"incomplete, propose one gap with {SAVE}; the app asks the user to approve it. For greetings and "
     "thanks, answer briefly without tools."

@@ -25,6 +25,7 @@ version and client info).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -38,15 +39,27 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.shared.memory import create_client_server_memory_streams
 
+from course_lib.lang import say
+
 Direction = Literal["app→server", "server→app"]
+DIRECTIONS_ZH: dict[str, str] = {"app→server": "应用→服务器", "server→app": "服务器→应用"}
 
 
 @dataclass(frozen=True)
 class WireMessage:
-    """One JSON-RPC message as it crossed the connection."""
+    """One JSON-RPC message as it crossed the connection. `at` is when the relay passed it on
+    (`time.monotonic()`), to order it among the model's HTTP exchanges (`wire.HttpExchange.at`);
+    it is not part of the message (not compared, not shown)."""
 
     direction: Direction
     json: dict[str, Any]
+    at: float = field(default_factory=time.monotonic, compare=False, repr=False)
+
+    @property
+    def direction_label(self) -> str:
+        """The direction as the edition prints it: 应用→服务器 / 服务器→应用 in the zh-CN edition
+        (`direction` itself, what code compares, stays as it is)."""
+        return say(self.direction, DIRECTIONS_ZH[self.direction])
 
     @property
     def text(self) -> str:

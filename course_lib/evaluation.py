@@ -23,19 +23,22 @@ The metrics, each computed only from those traces:
     argument validity   calls whose first attempt passed the schema and the business checks
                         (not refused with INVALID_INPUT or FORBIDDEN)
     citation            answers that cite, whose every cited note was read in that task and whose
-                        every quoted sentence is in the note it names
-    task completion     completed tasks whose answer, sources, points and write match the
-                        expectation, and whose every claim is grounded
+                        every cited line says what the answer says there (by meaning: `grounding`)
+    task completion     completed tasks whose answer, sources, points (by meaning) and write match
+                        the expectation, and whose every claim is grounded
     write confirmation  writes whose first attempt stopped for approval, and that never ran
                         without an approval step
     failure recovery    recoverable failures (INVALID_INPUT, NOT_FOUND, retryable ones) followed
                         by a success of the same tool with new arguments, or a bounded retry
-    claim grounding     claims (sentences) of the answers traceable to a note read in that task
-                        (`grounding`)
+    claim grounding     claims of the answers whose meaning rests on what that task read, found or
+                        saved (`grounding`); an answer that claims nothing counts as one that fails
     turns, tokens, time per task (time is measured; tables show it bucketed, see `time_bucket`)
 
 Comparing a baseline with a change (a tool removed, a model that guesses) is `comparison`;
 asking the learner a follow-up question and grading the reply is `follow_up`.
+
+Every check reads the answer as a real model writes it too: markdown, another order, a closing
+pleasantry, other words. On a paid endpoint, `client_for` says the cost of a run before it starts.
 
 Run it:  python -m course_lib.evaluation [--questions FILE]
 """
@@ -58,9 +61,9 @@ import ipywidgets as widgets
 from openai import OpenAI
 
 from course_lib.assistant import NotesAssistant, Timed
-from course_lib.execution import step_label
+from course_lib.execution import outcome_label, step_label
 from course_lib.failure_table import CAUSES_ZH, CHECKS_ZH, ROWS, Row
-from course_lib.grounding import Claim, claims, missing_points, ungrounded
+from course_lib.grounding import Claim, citations, claims, missing_points, plain, ungrounded
 from course_lib.guarded_loop import GuardedResult
 from course_lib.lang import display_width, pad, say
 from course_lib.notes_server import LOGICAL_ROOT, notes_dir
@@ -72,6 +75,7 @@ INVALID_CODES = frozenset({"INVALID_INPUT", "FORBIDDEN"})
 RECOVERABLE_CODES = frozenset({"INVALID_INPUT", "NOT_FOUND", "TIMEOUT", "UPSTREAM_ERROR"})
 RETRY_BOUND = 2  # a failed call may be repeated unchanged at most this many times
 TURN_BUDGET = 5  # more model requests than this for one question counts as "too many rounds"
+REQUESTS_PER_TASK = 4  # about: 3.1 on average on the offline model, at most TURN_BUDGET (and an approval round)
 
 # What the tables print, in the edition's language (`course_lib.lang.say`); a metric's `name` stays
 # its English identifier (code filters on it), only its label is translated.
@@ -98,8 +102,9 @@ def metric_label(name: str) -> str:
 
 
 TIME_BUCKETS = ((2.0, "< 2 s"), (10.0, "2–10 s"), (60.0, "10–60 s"), (float("inf"), "≥ 60 s"))
-_SOURCES = re.compile(r"^(?:Sources:|来源：)[ \t]*(.*)$", re.M)  # the offline model's English or Chinese line
-_QUOTE = re.compile(r"^- (.+) \[(/[^\]\s]+)\][ \t]*$", re.M)
+_SOURCES = re.compile(r"^(?:sources?|references?|来源|出处)\s*[:：]\s*(.*)$", re.I)  # "Sources: a, b", "**Sources:** a", 来源：a、b
+_SOURCES_HEADING = re.compile(r"^(?:sources?|references?|来源|出处)\s*[:：]?$", re.I)  # a heading, the paths listed below it
+_PATH = re.compile(r"/[\w.\-/]*?\.md")
 
 
 def _edition_fixtures(edition: str | None) -> Path | None:
@@ -251,7 +256,7 @@ class TaskTrace:
                       say("      why: {why}", "      依据：{why}", why=call.why),
                       say("      validation: {validation}", "      校验：{validation}", validation=call.validation),
                       say("      result: {outcome} · {output} · {time}", "      结果：{outcome} · {output} · {time}",
-                          outcome=call.outcome, output=call.output, time=time_bucket(call.seconds))]  # fmt: skip
+                          outcome=outcome_label(call.outcome), output=call.output, time=time_bucket(call.seconds))]  # fmt: skip
         if not self.calls:
             lines.append(say("  (no tool calls)", "  （没有工具调用）"))
         lines += [say("answer:", "回答："), *("  " + line for line in (self.answer or say("(none)", "（无）")).splitlines())]
@@ -367,6 +372,23 @@ def run_task(question: Question, *, client: OpenAI | None = None, root: Path | N
             return build_trace(question, result, assistant.executor.history, seconds, assistant.gaps)
 
 
+def estimated_requests(questions: Iterable[Question]) -> int:
+    """About how many model requests running `questions` once sends (`REQUESTS_PER_TASK` each): what a
+    run on a paid endpoint says before it starts (`backend.client_for_requests`)."""
+    return REQUESTS_PER_TASK * len(list(questions))
+
+
+def client_for(questions: Iterable[Question], *, versions: int = 1, transport: Any = None,
+               what: tuple[str, str] = ("The evaluation", "这次评估")) -> OpenAI:  # fmt: skip
+    """The model client for running `questions` (`versions` times): `backend.client_for_requests` for
+    `estimated_requests`. Offline: the offline model, without a word. On a real endpoint, more than a
+    handful of requests: one line first says how many would go where, and the run stays on the offline
+    model unless `COURSE_PAID_RUNS` allows that many (`transport`: e.g. the course's wire capture)."""
+    from course_lib.backend import client_for_requests
+
+    return client_for_requests(estimated_requests(questions) * versions, *what, transport=transport)
+
+
 def run_eval(questions: Iterable[Question] | None = None, *, client: OpenAI | None = None,
              root: Path | None = None) -> list[TaskTrace]:  # fmt: skip
     """Run every question (default: `load_questions()`) over the notes in `root` (default:
@@ -378,28 +400,58 @@ def run_eval(questions: Iterable[Question] | None = None, *, client: OpenAI | No
 
 
 def cited_sources(answer: str | None) -> list[str]:
-    """The paths an answer cites: its `Sources:` line and the `[path]` after each quoted sentence."""
+    """The notes an answer cites: the paths of its `Sources:` line (or of a list under a "Sources"
+    heading) and of the citation after each statement (`[/notes/x.md:4]`, `(/notes/x.md, line 4)`),
+    markdown or not. A path merely mentioned in a sentence is not a citation."""
     if not answer:
         return []
-    listed = [p.strip() for match in _SOURCES.finditer(answer) for p in re.split("[,、]", match.group(1)) if p.strip()]
-    tagged = [path for _, path in _QUOTE.findall(answer)]
+    listed, tagged, under_heading = [], [], False
+    for raw in answer.splitlines():
+        line = plain(raw)
+        if match := _SOURCES.match(line):
+            listed += _PATH.findall(match.group(1))
+            under_heading = not match.group(1).strip()
+        elif _SOURCES_HEADING.match(line):
+            under_heading = True
+        elif under_heading and line and not _PATH.sub("", line).strip(" ,、;；-–—()[]:"):
+            listed += _PATH.findall(line)
+        else:
+            under_heading = under_heading and not line
+            tagged += [citation.partition(":")[0] for citation in citations(line)]
     return list(dict.fromkeys(listed + tagged))
 
 
 def citation_problems(answer: str | None, read: dict[str, str]) -> list[str]:
-    """What is wrong with an answer's citations, given the notes really read (path → text)."""
-    problems = [f"cites {path}, which was never read" for path in cited_sources(answer) if path not in read]
-    for sentence, path in _QUOTE.findall(answer or ""):
-        if path in read and sentence not in read[path]:
-            problems.append(f"quotes a sentence that is not in {path}: {sentence[:50]!r}")
+    """What is wrong with an answer's citations, given the notes really read (path → text): a note
+    cited that was never read, a line cited that the note does not have, or a statement whose cited
+    lines do not say it (`grounding`: in other words is fine, the opposite is not)."""
+    problems = [say("cites {path}, which was never read", "引用了 {path}，可它从没被读过", path=path)
+                for path in cited_sources(answer) if path not in read]  # fmt: skip
+    for claim in claims(answer, read):
+        if not claim.cited or claim.cited.partition(":")[0] not in read:
+            continue
+        if claim.misplaced:
+            problems.append(say("cites {cited} for a statement that rests on {where}: {text!r}",
+                                "为一句依据在 {where} 的话引用了 {cited}：{text!r}", cited=claim.cited, where=claim.where,
+                                text=claim.text[:50]))  # fmt: skip
+        elif not claim.grounded:
+            problems.append(say("cites {cited} for what it does not say: {text!r}", "引用了 {cited}，可那里没有这样说：{text!r}",
+                                cited=claim.cited, text=claim.text[:50]))  # fmt: skip
     return problems
 
 
+_MISSING_WORDS = re.compile(
+    r"evidence is missing|not in your notes|your notes (?:do not|don't|does not|doesn't) (?:cover|mention|say|contain|"
+    r"include|discuss|address)|(?:could not|couldn't|can't|cannot) find (?:anything|any note|it)|nothing in your notes|"
+    r"no (?:note|information) (?:about|on)|won't answer from memory|证据不足|笔记(?:里|中)?(?:没有|没)(?:提到|涉及|讲到|关于)|"
+    r"没有找到|不会凭记忆", re.I)  # fmt: skip
+
+
 def says_evidence_missing(answer: str | None) -> bool:
-    """The answer says the notes cannot support it (the offline model's wording, or a close one)."""
-    text = (answer or "").lower()
-    return (EVIDENCE_MISSING.lower() in text or "evidence is missing" in text or "not in your notes" in text
-            or "证据不足" in text)  # fmt: skip
+    """The answer says the notes cannot support it: the offline model's words, or any of the usual
+    ways a model says so ("your notes don't cover …", "I couldn't find anything on …", 证据不足)."""
+    text = " ".join(plain(line) for line in (answer or "").splitlines())
+    return bool(EVIDENCE_MISSING.lower() in text.lower() or _MISSING_WORDS.search(text))
 
 
 def completion_problems(trace: TaskTrace) -> list[str]:
@@ -421,6 +473,8 @@ def completion_problems(trace: TaskTrace) -> list[str]:
     if q.expect != "no_tool":
         problems += [say("claims what nothing read supports: {text!r} ({why})", "声称了读过的内容都不支持的东西：{text!r}（{why}）",
                          text=c.text[:50], why=c.why) for c in trace.ungrounded()]  # fmt: skip
+        if trace.answer and not grounding_claims(trace.answer, trace):
+            problems.append(say("says nothing that can be checked against the notes", "没有说出任何可以对照笔记核对的内容"))
     proposed = [c for c in trace.calls if c.name in WRITE_TOOLS]
     if q.expect_write and not proposed:
         problems.append(say("proposed no learning gap", "没有提议学习缺口"))
@@ -521,11 +575,18 @@ def failure_recovery(traces: list[TaskTrace]) -> Metric:
 
 
 def claim_grounding(traces: list[TaskTrace]) -> Metric:
-    """Claims of the answers (no-tool replies aside) that trace to a note read, a search that found
-    nothing, or a record saved in the same task (`grounding.claims`)."""
+    """Claims of the answers (no-tool replies aside) that rest on a note read, a search that found
+    nothing, or a record saved in the same task (`grounding.claims`: by meaning, not by wording).
+    An answer that claims nothing (empty, or only a pleasantry) counts as one claim that fails: an
+    answer with no content must not score full grounding."""
     counted = [t for t in traces if t.question.expect != "no_tool"]
-    total = sum(len(grounding_claims(t.answer, t)) for t in counted)
-    wrong = [f"{t.question.id}: {c.text[:40]!r}" for t in counted for c in t.ungrounded()]
+    total, wrong = 0, []
+    for t in counted:
+        found = grounding_claims(t.answer, t)
+        total += max(1, len(found))
+        if not found:
+            wrong.append(say("{id}: (no claim)", "{id}：（没有陈述）", id=t.question.id))
+        wrong += [f"{t.question.id}: {c.text[:40]!r}" for c in found if not c.grounded]
     return Metric("claim grounding", total - len(wrong), total, "claims", tuple(wrong))
 
 
@@ -695,7 +756,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--questions", type=Path, default=None, help="questions JSON (default: fixtures/eval_questions.json)")
     options = parser.parse_args(argv)
     print(describe_backend())
-    traces = run_eval(load_questions(options.questions))
+    questions = load_questions(options.questions)
+    traces = run_eval(questions, client=client_for(questions))  # on a paid endpoint: the cost first
     metrics = compute_metrics(traces)
     print(tasks_table(traces), "", metrics_table(metrics), "", bar_chart(metrics), "", cost_summary(traces), "",
           diagnosis_table(traces), sep="\n")  # fmt: skip

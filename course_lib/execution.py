@@ -9,8 +9,10 @@ through the same steps, in this order, and each step is recorded in the executio
 3. schema      the tool's strict argument model: no coercion, no silently dropped properties;
 4. permission  decided from the session's identity, never from a user id the model supplies;
 5. approval    a side effect runs only with an approval bound to this exact action;
-6. execute     under a timeout; on timeout the work is cancelled, so a late result causes no
-               late side effect;
+6. execute     under a timeout that cancels the handler at the `await` it is waiting on:
+               nothing after it runs. What already ran, work in a thread and a remote
+               server's work can still complete, so a timed-out write is retried only with an
+               idempotency key. A wait that cannot be cancelled answers late (logged);
 7. output      validated against the tool's output model and size-capped;
 8. normalize   `results.success(data)` or `results.failure(code, message, retryable=...)`.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,10 +119,21 @@ class Step:
         解析... in the zh-CN edition. `name` itself, what code and records read, stays English."""
         return step_label(self.name)
 
+    @property
+    def outcome_label(self) -> str:
+        """The step's outcome as the edition prints it (see `outcome_label`)."""
+        return outcome_label(self.outcome)
+
 
 def step_label(name: str) -> str:
     """A step's name as the edition prints it (see `Step.label`)."""
     return say(name, STEP_LABELS_ZH.get(name, name))
+
+
+def outcome_label(outcome: str | None) -> str:
+    """An outcome as the edition prints it: "ok" (or None, no error) is 成功 in the zh-CN edition; an
+    error code is a wire value and stays as it is. Code and records keep reading "ok"."""
+    return say("ok", "成功") if outcome is None or outcome == "ok" else outcome
 
 
 STEP_LABELS_ZH = {"allowlist": "允许列表", "parse": "解析", "schema": "schema", "permission": "权限",
@@ -140,6 +154,10 @@ class Execution:
     steps: list[Step] = field(default_factory=list)
     arguments: dict[str, Any] | None = None
     notes: dict[str, Any] = field(default_factory=dict)  # from the handler: server, tool, mcp_id...
+    # When the executor began and finished it (`time.monotonic()`; None: never executed), for a
+    # timeline of one turn's calls (`pictures.timeline`). Not shown, not compared.
+    started: float | None = field(default=None, repr=False, compare=False)
+    ended: float | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -148,6 +166,11 @@ class Execution:
     @property
     def error_code(self) -> str | None:
         return None if self.ok else self.result["error"]["code"]
+
+    @property
+    def outcome_label(self) -> str:
+        """"ok" (成功 in the zh-CN edition) or the error code, as a learner reads it."""
+        return outcome_label(self.error_code)
 
     @property
     def output(self) -> str:
@@ -223,7 +246,8 @@ class Executor:
         `allowed` narrows this turn's allowlist to some registered tools (default: all of them);
         one name may be given as a string.
         """
-        execution = Execution(call_id, _shown(name), _shown(arguments_text), f"trace-{next(self._trace_numbers):04d}")
+        execution = Execution(call_id, _shown(name), _shown(arguments_text), f"trace-{next(self._trace_numbers):04d}",
+                              started=time.monotonic())  # fmt: skip
         try:
             execution.result = success(await self._steps(execution, name, arguments_text, session, allowed))
         except Refused as refused:
@@ -234,6 +258,7 @@ class Executor:
             message = f"the call could not be executed (internal error, see server log {execution.trace_id})"
             execution.steps.append(Step("internal", "UPSTREAM_ERROR"))
             execution.result = failure("UPSTREAM_ERROR", message, retryable=False)
+        execution.ended = time.monotonic()
         return execution
 
     def _turn(self, allowed: Any) -> set[str]:
@@ -292,10 +317,12 @@ class Executor:
         return data
 
     async def _run(self, ex: Execution, tool: Tool, arguments: Any, context: CallContext) -> Any:
+        started = anyio.current_time()
         try:
-            # fail_after cancels the handler itself: whatever it had not done yet never happens.
+            # fail_after cancels the handler at the await it is waiting on: nothing after that await
+            # runs. A wait it cannot cancel (a thread, a shielded scope) runs to its end first.
             with anyio.fail_after(tool.timeout):
-                return await tool.handler(arguments, context)
+                data = await tool.handler(arguments, context)
         except TimeoutError:
             self.log.record(ex, f"timed out after {tool.timeout}s")
             raise Refused("execute", failure("TIMEOUT", f"{tool.name} did not answer within {tool.timeout:g}s")) from None
@@ -311,6 +338,10 @@ class Executor:
             # Not retryable: an unanticipated failure is a bug or a broken dependency — alert, don't loop.
             message = f"{tool.name} failed unexpectedly (see server log {ex.trace_id})"
             raise Refused("execute", failure("UPSTREAM_ERROR", message, retryable=False)) from None
+        if anyio.current_time() - started > tool.timeout:  # its work is done: the result is true, only late
+            self.log.record(ex, f"answered after its timeout of {tool.timeout:g}s: the handler was waiting on work "
+                                "the timeout cannot cancel (a thread, a shielded scope)")  # fmt: skip
+        return data
 
     def _check_output(self, ex: Execution, tool: Tool, data: Any) -> Any:
         if tool.output_model is not None:

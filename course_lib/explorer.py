@@ -14,6 +14,11 @@ each experiment to the one condition it changed.
     explorer.pin(snapshot)           # compare later runs with this one; explorer.reset(): start over
     ExplorerWidget(explorer)         # the same as an ipywidgets 8 interface (Run, Pin, Reset)
 
+Any request is run as it is and shown as it happened, on any model: an answer in text (no call:
+the value panels say so, the results "not executed", the rules still the declarations the request
+sent), one call, or several (head and tail together; each panel lists them in order). `Snapshot.calls`
+holds each call with what became of it, `Snapshot.exchanges` the run's own model requests.
+
 What the learner reads (labels, statuses, the composed request, the panels' notes) goes through
 `course_lib.lang.say`: English, or 简体中文 in the zh-CN edition. The `status` values, the panel
 names and the `GROUPS` keys stay English in both: they are what code compares.
@@ -26,7 +31,7 @@ import html
 import json
 import re
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +41,12 @@ from course_lib.arguments import ArgumentsError, parse_arguments_text, validate_
 from course_lib.backend import http_transport, make_client, model_name
 from course_lib.fs_server import Workspace, build_server
 from course_lib.host import McpHost
+from course_lib.items import calls as calls_in
+from course_lib.items import of_type
 from course_lib.lang import pad, say
 from course_lib.loop import LoopResult, run_loop
 from course_lib.paths import workspace_dir
-from course_lib.wire import HttpCapture
+from course_lib.wire import HttpCapture, HttpExchange
 
 DEFAULT_PATH = "/workspace/notes.txt"
 OUTSIDE_PATH = "/etc/passwd"  # what "path outside the workspace" asks for: a valid string, not a permission
@@ -68,14 +75,16 @@ GROUP_TITLES = {"rule": "RULE · the declarations: fixed for the task", "value":
 GROUP_TITLES_ZH = {"rule": "规则 · 声明：任务变了它不变", "value": "值 · 这次调用的输入",
                    "result": "结果 · 真实执行之后才有"}
 GROUP_NAMES_ZH = {"rule": "规则", "value": "值", "result": "结果"}
-STATUS_ZH = {"baseline": "基线", "changed": "已变化", "unchanged": "未变化", "not run yet": "尚未运行"}
-"""How each `Panel.status` (and the widget's "not run yet") reads in the zh-CN edition."""
+STATUS_ZH = {"baseline": "基线", "changed": "已变化", "unchanged": "未变化", "not run yet": "尚未运行",
+             "running": "运行中", "failed": "出错"}
+"""How each `Panel.status` (and the widget's "not run yet", "running" and "failed") reads in the zh-CN edition."""
 NOT_EXECUTED = "not executed"
 NOT_EXECUTED_ZH = "未执行"
 ARCHIVE_NOTES = "".join(f"Archived note {i}: it lives on the archive server only.\n" for i in range(1, 9))
 _TOKENS = re.compile(r"\s*(?:\w+|[^\w\s])|\s+")  # a word or a sign, with the spaces before it
 _COLORS = {"rule": "#4b5563", "value": "#b45309", "result": "#047857"}
-_BADGES = {"changed": "#fde68a", "unchanged": "#e5e7eb", "baseline": "#dbeafe", "not run yet": "#fff"}
+_BADGES = {"changed": "#fde68a", "unchanged": "#e5e7eb", "baseline": "#dbeafe", "not run yet": "#fff",
+           "running": "#f3f4f6", "failed": "#fecaca"}
 _DEL = '<del style="background:#fecaca;color:#7f1d1d">{}</del>'
 _INS = '<ins style="background:#bbf7d0;text-decoration:none">{}</ins>'
 _ARROW = '<span class="explorer-arrow" style="color:#92400e;font-weight:bold"> → </span>'
@@ -106,20 +115,25 @@ def compose_request(path: str = DEFAULT_PATH, head: int | None = None, tail: int
     """The user's request for one read, e.g. "Show the first 5 lines of /workspace/notes.txt".
 
     In the zh-CN edition it is Chinese ("显示 /workspace/notes.txt 的前 5 行"), which the offline
-    model reads the same way.
-
-    Raises:
-        ValueError: both head and tail are set (the tool refuses both at once).
+    model reads the same way. Every combination is a request a learner may send: head and tail
+    together ask for both ("the first 20 lines and the last 3 lines of …": the tool refuses both
+    in one call, so a model must split them or be refused), and an empty path names no file
+    ("Show the first 20 lines"), which a model can only answer in text or guess at.
     """
-    if head and tail:
-        raise ValueError(say("set head or tail, not both: read_text_file refuses both at once",
-                             "head 和 tail 只能设一个：read_text_file 拒绝同时给出两者"))
-    count = head or tail
-    if say("en", "zh") == "zh":
-        lines = f"{'前' if head else '最后'} {count} 行" if count else "全部内容"
-        return f"显示 {path} 的{lines}" + (f"，使用 {server} 服务器" if server else "")
-    lines = f"the {'first' if head else 'last'} {count} line{'s' * (count != 1)} of " if count else "all of "
-    return f"Show {lines}{path}" + (f" using the {server} server" if server else "")
+    path = path.strip()
+    zh = say("en", "zh") == "zh"
+    if zh:
+        parts = [f"前 {head} 行" if head else "", f"最后 {tail} 行" if tail else ""]
+        lines = "和".join(p for p in parts if p) or "全部内容"
+        text = f"显示 {path} 的{lines}" if path else f"显示{lines}"
+        return text + (f"，使用 {server} 服务器" if server else "")
+    parts = [f"the {word} {n} line{'s' * (n != 1)}" for word, n in (("first", head), ("last", tail)) if n]
+    lines = " and ".join(parts)
+    if path:
+        text = f"Show {lines} of {path}" if lines else f"Show all of {path}"
+    else:
+        text = f"Show {lines}" if lines else "Show the whole file"
+    return text + (f" using the {server} server" if server else "")
 
 
 def diff_segments(before: str, after: str) -> list[tuple[str, str]]:
@@ -163,6 +177,28 @@ def _fragment(text: str) -> str:
 
 def _json(obj: Any) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False)
+
+
+def _listed(blocks: list[tuple[str, str]]) -> str:
+    """One block's text as it is; several, each under a line naming it ("call 2 of 3: fs__read_text_file")."""
+    if len(blocks) == 1:
+        return blocks[0][1]
+    return "\n".join(say("call {i} of {n}: {title}", "第 {i} 个调用（共 {n} 个）：{title}", i=i, n=len(blocks), title=title)
+                     + "\n" + text for i, (title, text) in enumerate(blocks, 1))
+
+
+def _parsed(arguments: str) -> str:
+    """The parsed object and whether it passes the rule, or why the text does not parse."""
+    try:
+        parsed = parse_arguments_text(arguments)
+    except ArgumentsError as error:
+        return say("not parsed", "未能解析") + f"\n✗ {error.message}"
+    text = f"{type(parsed).__name__} {parsed!r}"
+    try:
+        validate_read_args(parsed)
+    except ArgumentsError as error:
+        return text + f"\n✗ {error.message}"
+    return text + say("\n✓ valid against the rule (inputSchema)", "\n✓ 符合规则（inputSchema）")
 
 
 @dataclass(frozen=True)
@@ -242,10 +278,38 @@ def _changes(segments: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
     return out
 
 
+@dataclass(frozen=True)
+class MadeCall:
+    """One call the model made in a run, and how far it got (None: that step never happened).
+
+    `mcp_arguments` and `result` are the MCP `tools/call` request's `params.arguments` and its
+    answer as recorded (the `result`, or the JSON-RPC `error`); `feedback` the `function_call_output`
+    item the app built; `error_code` None on success.
+    """
+
+    name: str
+    call_id: str
+    arguments: str
+    mcp_id: int | str | None = None
+    server: str | None = None
+    mcp_arguments: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    feedback: dict[str, Any] | None = None
+    error_code: str | None = None
+
+    @property
+    def output(self) -> str | None:
+        """The feedback's `output` text (what the model reads back), or None if none was built."""
+        return self.feedback["output"] if self.feedback else None
+
+
 @dataclass
 class Snapshot:
     """One run: the request, the eight panels, the two ids, the real file reads, the model requests.
 
+    `calls` holds every call the model made in the run, in order (none: it answered in text);
+    `exchanges` the run's own model requests and responses as they crossed the wire. A cell reads
+    those rather than the course's whole wire, so what it shows is this run's, whatever ran since.
     Displayed in a notebook it is a table (text/plain and text/html), readable without widgets.
     """
 
@@ -258,6 +322,8 @@ class Snapshot:
     model_requests: int
     run: int = 1
     compared_with: int | None = None  # the baseline's run number; None: this run is the baseline
+    calls: list[MadeCall] = field(default_factory=list)
+    exchanges: list[HttpExchange] = field(default_factory=list)
 
     @property
     def changed(self) -> set[str]:
@@ -364,17 +430,19 @@ class Explorer:
     def run(self, request: str | None = None, *, path: str = DEFAULT_PATH, head: int | None = 20,
             tail: int | None = None, server: str = "fs", two_servers: bool = False, outside: bool = False,
             parse_only: bool = False, send_back: bool = True) -> Snapshot:
-        """Run one read for real and return its `Snapshot`, compared with the baseline (which this
-        run becomes when there is none yet).
+        """Run one request for real and return its `Snapshot`, compared with the baseline (which
+        this run becomes when there is none yet).
 
         `request` is sent as is; without it the request is composed from path/head/tail (and the
-        server, when two are connected). `outside` asks for OUTSIDE_PATH instead of `path`.
-        `parse_only` stops after parsing (nothing is sent to a server); `send_back=False` executes
-        the call but never sends its result back (one model request only). Panels show the first
-        call the model made.
+        server, when two are connected): any combination, see `compose_request`. `outside` asks for
+        OUTSIDE_PATH instead of `path`. `parse_only` stops after parsing (nothing is sent to a
+        server); `send_back=False` executes the calls but never sends their results back (one model
+        request only). Whatever the model does is shown as it happened: no call (an answer in text),
+        one call, or several (each panel then lists them in order).
 
         Raises:
-            ValueError: both head and tail, or a server other than `fs` without `two_servers`.
+            ValueError: a server other than `fs` without `two_servers`.
+            openai.APIError: the model endpoint failed (nothing is kept from the run).
         """
         if server != "fs" and not two_servers:
             raise ValueError(say("the {server!r} server is connected only when two_servers=True",
@@ -382,37 +450,25 @@ class Explorer:
         text = request or compose_request(OUTSIDE_PATH if outside else path, head, tail, server if two_servers else None)
         host, reads, sent = self.host(two_servers), self.reads, len(self.wire.exchanges)
         if parse_only:  # the very request run_loop would send first, and nothing after it
-            loop, first = None, self.client.responses.create(
+            loop, responses = None, [self.client.responses.create(
                 model=model_name(), input=[{"role": "user", "content": text}], tools=host.responses_tools(),
                 tool_choice="auto", parallel_tool_calls=True,
-            )  # fmt: skip
+            )]  # fmt: skip
         else:
             loop = run_loop(self.client, host, text, max_steps=4 if send_back else 1)
-            first = loop.responses[0]
-        call = next((item for item in first.output if item.type == "function_call"), None)
-        if call is None:
-            texts = dict.fromkeys(PANELS, say("no call: the model answered in text", "没有调用：模型直接用文本回答"))
-            texts["answer"] = first.output_text
-            none = say("none", "无")
-            ids, route = {"call_id": none, "mcp_id": none}, say("no tool call", "没有工具调用")
-        else:
-            texts, ids, route = self._texts(host, call, self.wire.exchanges[sent].request["tools"], loop)
-            texts["answer"] = (
-                say("{x}: nothing ran, so there is nothing to answer from", "{x}：什么也没有运行，所以没有可依据的内容来回答",
-                    x=not_executed()) if loop is None
-                else say("not answered: the result was never sent back, so the model was not asked again",
-                         "没有回答：结果从未发回，所以模型没有被再次请求")
-                if not send_back else loop.answer or say("no answer ({reason})", "没有回答（{reason}）", reason=loop.reason)
-            )  # fmt: skip
+            responses = loop.responses
+        made = self._made(host, [c for r in responses for c in calls_in(r)], loop)
+        exchanges = self.wire.exchanges[sent:]
+        texts, ids, route = self._texts(host, made, exchanges[0].request.get("tools", []), server)
+        texts["answer"] = self._answer(made, responses[0], loop, send_back)
         before = self.baseline
         self.runs += 1
         self.last = Snapshot(
             request=text,
             panels={n: Panel(n, texts[n], before.panels[n].text if before else None) for n in PANELS},
             ids={n: Panel(n, v, before.ids[n].text if before else None) for n, v in ids.items()},
-            route=route, reads=self.reads, reads_delta=self.reads - reads,
-            model_requests=len(self.wire.exchanges) - sent, run=self.runs,
-            compared_with=before.run if before else None,
+            route=route, reads=self.reads, reads_delta=self.reads - reads, model_requests=len(exchanges),
+            run=self.runs, compared_with=before.run if before else None, calls=made, exchanges=exchanges,
         )  # fmt: skip
         if before is None:
             self.baseline = self.last
@@ -436,41 +492,93 @@ class Explorer:
         self.baseline = self.last = None
 
     @staticmethod
-    def _texts(host: McpHost, call: Any, sent_tools: list[dict[str, Any]],
-               loop: LoopResult | None) -> tuple[dict[str, str], dict[str, str], str]:
-        """The panels' texts, the two ids and the route line, read from what was recorded."""
-        route = host.route(call.name)
-        connection = host.connections[route.server]
-        listed = connection.exchanges("tools/list")[-1].response["result"]["tools"]
-        texts = {
-            "input_schema": _json(next(t["inputSchema"] for t in listed if t["name"] == route.tool)),
-            "parameters": _json(next(t["parameters"] for t in sent_tools if t["name"] == call.name)),
-            "arguments": call.arguments,
-        }
-        try:
-            parsed = parse_arguments_text(call.arguments)
-            texts["parsed"] = f"{type(parsed).__name__} {parsed!r}"
-            validate_read_args(parsed)
-            texts["parsed"] += say("\n✓ valid against the rule (inputSchema)", "\n✓ 符合规则（inputSchema）")
-        except ArgumentsError as error:
-            texts["parsed"] = texts.get("parsed", say("not parsed", "未能解析")) + f"\n✗ {error.message}"
-        line = say("model called {name} → server {server}, tool {tool}", "模型调用 {name} → 服务器 {server}，工具 {tool}",
-                   name=call.name, server=route.server, tool=route.tool)
-        link = next((t for t in loop.trace if t.call_id == call.call_id), None) if loop else None
-        feedback = next((i for i in loop.context if i.get("type") == "function_call_output"
-                         and i["call_id"] == call.call_id), None) if loop else None
-        texts["function_call_output"] = _json(feedback) if feedback else not_executed()
-        if link is None or link.mcp_id is None:  # parse only, or the app refused before sending
-            not_sent = say("not sent", "未发送")
-            texts["mcp_arguments"] = say("not sent (parse only: no tools/call)", "未发送（仅解析：没有 tools/call）") \
-                if loop is None else not_sent
-            texts["mcp_result"] = not_executed()
-            return texts, {"call_id": call.call_id, "mcp_id": not_sent}, line
-        exchange = next(e for e in connection.exchanges("tools/call") if e.id == link.mcp_id)
-        texts["mcp_arguments"] = _json(exchange.request["params"]["arguments"])
-        texts["mcp_result"] = _json(exchange.response.get("result", exchange.response.get("error")))
-        mcp_id = say("{id} on {server}", "{server} 上的 {id}", id=exchange.id, server=route.server)
-        return texts, {"call_id": call.call_id, "mcp_id": mcp_id}, line
+    def _made(host: McpHost, found: list[Any], loop: LoopResult | None) -> list[MadeCall]:
+        """Every call of the run with what became of it. The loop executes the calls of each
+        completed response in order, one trace link and one feedback item each; a call it did not
+        execute (parse only, or a response cut short) stops at its arguments."""
+        links = loop.trace if loop else []
+        feedback = of_type(loop.context, "function_call_output") if loop else []
+        made = []
+        for i, call in enumerate(found):
+            link = links[i] if i < len(links) else None
+            record = MadeCall(call.name, call.call_id, call.arguments)
+            if link is not None:
+                record = replace(record, feedback=feedback[i] if i < len(feedback) else None,
+                                 error_code=link.error_code, mcp_id=link.mcp_id, server=link.server)  # fmt: skip
+            exchange = next((e for e in host.connections[link.server].exchanges("tools/call") if e.id == link.mcp_id),
+                            None) if link is not None and link.mcp_id is not None else None  # fmt: skip
+            if exchange is not None:
+                record = replace(record, mcp_arguments=exchange.request["params"]["arguments"],
+                                 result=exchange.response.get("result", exchange.response.get("error")))  # fmt: skip
+            made.append(record)
+        return made
+
+    @staticmethod
+    def _texts(host: McpHost, made: list[MadeCall], sent_tools: list[dict[str, Any]],
+               server: str) -> tuple[dict[str, str], dict[str, str], str]:
+        """The panels' texts but the answer, the two ids and the route line, read from what was recorded.
+
+        The rule panels show the declarations the request really sent (and the server listed), of
+        the tools the model called, or of the tool asked for when it called none: a text answer
+        leaves the rules as they were. Several calls: each panel lists them in order."""
+        routes = [host.routes.get(c.name) for c in made]
+        declared = list(dict.fromkeys(r.alias for r in routes if r is not None)) or \
+            [next(r.alias for r in host.routes.values() if r.server == server)]  # fmt: skip
+        schemas, parameters = [], []
+        for alias in declared:
+            route = host.routes[alias]
+            listed = host.connections[route.server].exchanges("tools/list")[-1].response["result"]["tools"]
+            schemas.append((alias, _json(next(t["inputSchema"] for t in listed if t["name"] == route.tool))))
+            parameters.append((alias, _json(next((t["parameters"] for t in sent_tools if t.get("name") == alias),
+                                                  say("not in the request", "请求里没有")))))  # fmt: skip
+        texts = {"input_schema": _listed(schemas), "parameters": _listed(parameters)}
+        if not made:
+            texts |= {"arguments": say("no call: the model answered in text", "没有调用：模型直接用文本回答"),
+                      "parsed": say("nothing to parse: no call", "没有可解析的内容：没有调用"),
+                      "mcp_arguments": say("not sent: no call", "未发送：没有调用"),
+                      "mcp_result": not_executed() + say(": no call", "：没有调用"),
+                      "function_call_output": not_executed() + say(": no call", "：没有调用")}  # fmt: skip
+            none = say("none", "无")
+            return texts, {"call_id": none, "mcp_id": none}, say("no tool call: the model answered in text",
+                                                                  "没有工具调用：模型直接用文本回答")
+        per_call: dict[str, list[tuple[str, str]]] = {n: [] for n in PANELS if n not in texts and n != "answer"}
+        for call in made:
+            title = call.name
+            per_call["arguments"].append((title, call.arguments))
+            per_call["parsed"].append((title, _parsed(call.arguments)))
+            sent = call.result is not None
+            per_call["mcp_arguments"].append((title, _json(call.mcp_arguments) if sent else
+                                              say("not sent", "未发送") if call.feedback is not None else
+                                              say("not sent (parse only: no tools/call)", "未发送（仅解析：没有 tools/call）")))
+            per_call["mcp_result"].append((title, _json(call.result) if sent else not_executed()))
+            per_call["function_call_output"].append((title, _json(call.feedback) if call.feedback else not_executed()))
+        texts |= {name: _listed(blocks) for name, blocks in per_call.items()}
+        mcp_ids = [say("{id} on {server}", "{server} 上的 {id}", id=c.mcp_id, server=c.server) if c.result is not None
+                   else say("not sent", "未发送") for c in made]  # fmt: skip
+        lines = []
+        for call, route in zip(made, routes, strict=True):
+            line = (say("model called {name} → server {server}, tool {tool}", "模型调用 {name} → 服务器 {server}，工具 {tool}",
+                        name=call.name, server=route.server, tool=route.tool) if route is not None
+                    else say("model called {name}: no such tool", "模型调用 {name}：没有这个工具", name=call.name))  # fmt: skip
+            lines.append(line)
+        counted = [line + (f" (×{lines.count(line)})" if lines.count(line) > 1 else "") for line in dict.fromkeys(lines)]
+        route_line = "; ".join(counted)
+        if len(made) > 1:
+            route_line = say("{n} calls: ", "{n} 个调用：", n=len(made)) + route_line
+        return texts, {"call_id": ", ".join(c.call_id for c in made), "mcp_id": ", ".join(mcp_ids)}, route_line
+
+    @staticmethod
+    def _answer(made: list[MadeCall], first: Any, loop: LoopResult | None, send_back: bool) -> str:
+        """What the answer panel says: the model's final text, or why there is none."""
+        if loop is None:  # parse only: one request, nothing executed
+            if not made:
+                return first.output_text or say("no answer", "没有回答")
+            return say("{x}: nothing ran, so there is nothing to answer from", "{x}：什么也没有运行，所以没有可依据的内容来回答",
+                       x=not_executed())  # fmt: skip
+        if made and not send_back:
+            return say("not answered: the result was never sent back, so the model was not asked again",
+                       "没有回答：结果从未发回，所以模型没有被再次请求")
+        return loop.answer or say("no answer ({reason})", "没有回答（{reason}）", reason=loop.reason)
 
     def close(self) -> None:
         """Close the hosts and remove the archive server's temporary folder."""
@@ -487,16 +595,25 @@ class Explorer:
         self.close()
 
 
-def _panel_html(name: str, panel: Panel | None) -> str:
-    status, color = panel.status if panel else "not run yet", _COLORS[GROUP_OF[name]]
-    note = (f'<div class="explorer-change" style="font-size:11px;line-height:1.3;color:#92400e">'
-            f'{html.escape(panel.change())}</div>') if panel else ""
+def _panel_html(name: str, panel: Panel | None, status: str = "not run yet", note: str = "") -> str:
+    """One panel as HTML: its label, its status badge, what changed (or `note`) and its text.
+
+    Without a panel it shows `status` ("not run yet", "running" or "failed") and `note`, and no
+    text: nothing from an earlier run is left on show. The badge never wraps (`white-space:
+    nowrap`, and it does not shrink), so it never breaks inside a word, which Chinese would do
+    between any two characters; in a column too narrow for both, it moves below the label.
+    """
+    status, color = panel.status if panel else status, _COLORS[GROUP_OF[name]]
+    note = panel.change() if panel else note
+    noted = (f'<div class="explorer-change" style="font-size:11px;line-height:1.3;color:#92400e">'
+             f'{html.escape(note)}</div>') if note else ""
     shown = status_text(status)
     height = "none" if GROUP_OF[name] == "rule" else "260px"  # a rule is shown whole: `head` is at its end
     return (f'<div style="border:1px solid #d1d5db;border-left:4px solid {color};border-radius:4px;padding:3px 6px;'
-            'margin:0 0 6px"><div style="display:flex;justify-content:space-between;gap:6px"><b style="font-size:'
-            f'12px">{html.escape(label(name))}</b><span class="explorer-status" style="background:{_BADGES[status]};'
-            f'border-radius:8px;padding:0 7px;font-size:11px">{shown}</span></div>{note}<pre style="margin:3px 0 0;'
+            'margin:0 0 6px"><div style="display:flex;flex-wrap:wrap;justify-content:space-between;align-items:flex-start;'
+            f'gap:2px 6px"><b style="font-size:12px;overflow-wrap:anywhere">{html.escape(label(name))}</b><span '
+            f'class="explorer-status" style="background:{_BADGES[status]};border-radius:8px;padding:0 7px;font-size:11px;'
+            f'white-space:nowrap;flex:none">{shown}</span></div>{noted}<pre style="margin:3px 0 0;'
             f'max-height:{height};overflow:auto;white-space:pre-wrap;word-break:break-word;font-size:11px;line-height:'
             f'1.3">{panel.diff_html() if panel else ""}</pre></div>')
 
@@ -573,12 +690,30 @@ class ExplorerWidget(widgets.VBox):
     def run(self) -> Snapshot:
         """Run with the current inputs and refresh every panel (what the Run button does).
 
+        While the run is on its way every panel says "running", and if it fails every panel says
+        "failed": no panel keeps an earlier run's text as if it were this run's.
+
         Raises:
-            ValueError: see `Explorer.run` (the button shows the message instead).
+            ValueError: see `Explorer.run` (the button shows the message instead), and whatever the
+                model endpoint raised.
         """
-        snap = self.explorer.run(**self.values())
+        self._show_empty("running", say("waiting for the model and the server…", "正在等待模型和服务器……"))
+        self.summary.value = say("running…", "运行中……")
+        try:
+            snap = self.explorer.run(**self.values())
+        except Exception:
+            self.snapshot = None
+            self._show_empty("failed", say("no result: this run stopped with an error (above)",
+                                            "没有结果：这次运行因出错而中止（见上方）"))  # fmt: skip
+            raise
         self._show(snap)
         return snap
+
+    def _show_empty(self, status: str, note: str) -> None:
+        """Every panel without text, saying `status` and `note`; Pin off (no run on show)."""
+        for name, widget in self.panels.items():
+            widget.value = _panel_html(name, None, status, note)
+        self.pin_button.disabled = True
 
     def _show(self, snap: Snapshot) -> None:
         """Show `snap` in the panels, then in the summary (last: a page that sees the new summary
@@ -587,7 +722,7 @@ class ExplorerWidget(widgets.VBox):
         for name, widget in self.panels.items():
             widget.value = _panel_html(name, snap.panels[name])
         ids = "".join(f" · {n.replace('mcp_id', 'MCP id')} <code>{html.escape(p.text)}</code> <span style='"
-                      f"background:{_BADGES[p.status]};padding:0 5px'>{status_text(p.status)}</span>"
+                      f"background:{_BADGES[p.status]};padding:0 5px;white-space:nowrap'>{status_text(p.status)}</span>"
                       for n, p in snap.ids.items())  # fmt: skip
         self.summary.value = say(
             "<b>run {run}</b>: {request}<br>{comparison} · {route}{ids} · real file reads <b>{reads}</b> ({delta}) · "

@@ -29,7 +29,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from course_lib.grounding import sentences, words
+from course_lib.grounding import claims, sentences, words
+from course_lib.grounding.meaning import mentions
 from course_lib.lang import say
 from course_lib.offline_model.terms import concepts
 
@@ -76,11 +77,12 @@ class Grade:
         return self.feedback
 
 
-def _note_sentences(text: str) -> tuple[str, list[str]]:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    title = lines[0].removeprefix("# ").strip() if lines and lines[0].startswith("# ") else ""
-    body = [line for line in lines[1 if title else 0 :] if not line.startswith(("Updated:", "TODO"))]
-    return title, [s for line in body for s in sentences(line)]
+def _note_sentences(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """The note's title and its sentences, each with the number of its line."""
+    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    title = lines[0][1].removeprefix("# ").strip() if lines and lines[0][1].startswith("# ") else ""
+    body = [(n, line) for n, line in lines[1 if title else 0 :] if not line.startswith(("Updated:", "TODO"))]
+    return title, [(n, s) for n, line in body for s in sentences(line)]
 
 
 def follow_up(read: dict[str, str], answer: str | None, *, corpus: Iterable[str] = ()) -> FollowUp | None:
@@ -89,12 +91,13 @@ def follow_up(read: dict[str, str], answer: str | None, *, corpus: Iterable[str]
     content words found in the fewest texts of `corpus` (default: the notes read)."""
     texts = list(corpus) or list(read.values())
     cited = [p for p in read if p in (answer or "")]
+    used = {(claim.source, n) for claim in claims(answer, read) if claim.grounded for n in claim.lines}  # in any words
     for path in cited + [p for p in read if p not in cited]:
         if "TODO" in read[path]:
             continue
         title, candidates = _note_sentences(read[path])
-        for sentence in candidates:
-            if sentence in (answer or "") or len(words(sentence)) < 4:
+        for number, sentence in candidates:
+            if sentence in (answer or "") or (path, number) in used or len(words(sentence)) < 4:
                 continue
             terms = [w for w in re.findall(r"[A-Za-z][A-Za-z_-]+", sentence)
                      if w.lower() in words(sentence) and len(w) >= 5 and w.lower() not in PLAIN]  # fmt: skip
@@ -108,10 +111,12 @@ def follow_up(read: dict[str, str], answer: str | None, *, corpus: Iterable[str]
 
 
 def _says(reply: str, term: str) -> bool:
+    """The reply names the term: as written (a stem: "conditions" is "condition"), or in other words the
+    concept table knows ("in parallel" for "concurrently", 同时 for 并发)."""
     if _CJK.search(term):
-        return term in reply  # Chinese words do not inflect
+        return term in reply or mentions(reply, term)  # Chinese words do not inflect
     stem = term.lower()[: max(4, len(term) - 2)]  # "conditions" matches "condition", "stops" matches "stop"
-    return any(word.startswith(stem) for word in re.findall(r"[a-z0-9_-]+", reply.lower()))
+    return any(word.startswith(stem) for word in re.findall(r"[a-z0-9_-]+", reply.lower())) or mentions(reply, term)
 
 
 def grade(reply: Any, question: FollowUp) -> Grade:

@@ -79,7 +79,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from course_lib.approval import Approvals, PendingAction, action_id, canonical_arguments
 from course_lib.arguments import quote
-from course_lib.execution import STEP_LABELS_ZH, CallContext, Execution, Executor, ServerLog, Session, Tool, ToolError
+from course_lib.execution import (STEP_LABELS_ZH, CallContext, Execution, Executor, ServerLog, Session, Tool, ToolError,
+                                  outcome_label)
 from course_lib.fs_server import LOGICAL_ROOT, MAX_WHOLE_FILE_BYTES, ToolFailure, Workspace, hidden_character
 from course_lib.lang import display_width, language, pad, say
 from course_lib.nofollow import open_folder, read_inside, refusal
@@ -205,7 +206,8 @@ class AuditLog:
         rows = [AUDIT_HEADERS_ZH if language() == "zh-CN" else AUDIT_HEADERS]
         for r in records:
             target = r.arguments.get("path") if isinstance(r.arguments, dict) else None
-            rows.append((r.time, r.who, r.tool, r.action_id or "-", str(target or "-"), r.result, detail_text(r.detail)))
+            rows.append((r.time, r.who, r.tool, r.action_id or "-", str(target or "-"), outcome_label(r.result),
+                         detail_text(r.detail)))  # fmt: skip
         widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
         return "\n".join("  ".join(pad(cell, w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows)
 

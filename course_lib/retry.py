@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from course_lib.execution import Execution, Executor, Session
+from course_lib.execution import Execution, Executor, Session, outcome_label
 from course_lib.lang import say
 
 
@@ -82,6 +82,11 @@ class Attempt:
     number: int
     waited: float  # seconds waited before this attempt
     outcome: str  # "ok" or the error code
+
+    @property
+    def outcome_label(self) -> str:
+        """The outcome as the edition prints it (`execution.outcome_label`)."""
+        return outcome_label(self.outcome)
 
 
 @dataclass

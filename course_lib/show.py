@@ -90,7 +90,7 @@ def show_messages(messages: Iterable[WireMessage], *, methods: set[str] | None =
         is_response = "method" not in m.json
         if methods is not None and not (m.json.get("method") in methods or (is_response and m.json.get("id") in wanted_ids)):
             continue
-        print(f"{m.direction}  {m.text}")
+        print(f"{m.direction_label}  {m.text}")
 
 
 def show_exchange(exchange: Exchange) -> None:
@@ -128,6 +128,9 @@ def show_items(items: Iterable[Any]) -> None:
         elif kind == "function_call_output":
             out = str(d["output"])
             detail = f"call_id={d['call_id']}  output={out[:50]!r}{'…' if len(out) > 50 else ''}"
+        elif kind == "reasoning":  # the model's own: sent back as it came, not read by the app
+            sealed = say("encrypted content", "带加密内容") if d.get("encrypted_content") else say("by its id", "按 id 引用")
+            detail = say("{n} summary part(s), {sealed}", "{n} 段摘要，{sealed}", n=len(d.get("summary") or []), sealed=sealed)
         else:
             content = d.get("content")
             text = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content or [])

@@ -34,7 +34,8 @@ class Finding:
     def __str__(self) -> str:
         """The finding as printed: in the zh-CN edition (`lang.say`) the link's name in Chinese."""
         link = say("{link}", "{zh}", link=self.link, zh=LINKS_ZH.get(self.link, self.link))
-        return f"{'ok  ' if self.ok else 'FAIL'} {link}" + (say(": {d}", "：{d}", d=self.detail) if self.detail else "")
+        verdict = say("ok  ", "通过") if self.ok else say("FAIL", "失败")  # the same width: the names line up
+        return f"{verdict} {link}" + (say(": {d}", "：{d}", d=self.detail) if self.detail else "")
 
 
 LINKS_ZH = {

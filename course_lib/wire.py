@@ -13,6 +13,7 @@ the exchange is replaced by one whose `response` is the whole event stream as te
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,13 +23,16 @@ import httpx
 
 @dataclass(frozen=True)
 class HttpExchange:
-    """One HTTP request and its response, bodies parsed from the bytes that crossed."""
+    """One HTTP request and its response, bodies parsed from the bytes that crossed. `at` is when
+    the request was sent (`time.monotonic()`), to order it among the MCP messages of the same
+    process (`connection.WireMessage.at`); it is not part of what crossed (not compared, not shown)."""
 
     method: str
     path: str
     request: Any
     status: int
     response: Any
+    at: float = field(default_factory=time.monotonic, compare=False, repr=False)
 
 
 @dataclass
@@ -39,8 +43,9 @@ class HttpCapture(httpx.BaseTransport):
     exchanges: list[HttpExchange] = field(default_factory=list)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        sent = time.monotonic()
         response = self.inner.handle_request(request)
-        exchange = HttpExchange(request.method, request.url.path, _json(request.content), response.status_code, None)
+        exchange = HttpExchange(request.method, request.url.path, _json(request.content), response.status_code, None, sent)
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             self.exchanges.append(exchange)  # its body is filled in when the stream ends (see the module docstring)
 

@@ -68,7 +68,7 @@ def en(monkeypatch):
 
 # ---- any model: the offline model, and the stand-in over real HTTP with a learner's keys set ----------------
 
-ANY_MODEL = {"offline": None, "standin": "gpt-4.1", "standin-reasoning": "gpt-5"}
+ANY_MODEL = {"offline": None, "standin": "gpt-4.1", "standin-reasoning": "gpt-6-luna"}
 
 
 @pytest.fixture(scope="session")
@@ -89,7 +89,7 @@ def standin_env(url: str, model: str) -> dict[str, str]:
 @pytest.fixture(params=list(ANY_MODEL))
 def any_model(request, monkeypatch) -> str:
     """Run the test on each kind of model a learner may bring: the offline model (no key), then the
-    stand-in over real HTTP with keys set, on the default model and on a reasoning model (`gpt-5`).
+    stand-in over real HTTP with keys set, on the default model and on a reasoning model (`gpt-6-luna`).
     `start_course()`, `make_client()` and `make_anthropic_client()` follow. Yields the param's name."""
     if ANY_MODEL[request.param] is None:
         for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "COURSE_MODEL"):

@@ -110,6 +110,7 @@ def test_the_evaluation_runs_on_any_model(any_model):
     traces = run_eval(load_questions())
     assert len(traces) == len(load_questions()) and all(trace.calls or trace.answer for trace in traces)
     completion = task_completion(traces)
-    if any_model == "offline":
-        assert completion.passed >= 20  # the stored figure (09) on the offline model
+    # Issue 27: reworded answers with markdown and a closing line once passed 2 of 24; the checks judge
+    # meaning now, so every model passes the tasks that are right (the stored figure of 09: 20 of 24).
+    assert completion.failures == ("q03", "q04", "q06", "q23"), any_model
     assert completion.total == len(traces)

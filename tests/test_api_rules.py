@@ -258,6 +258,19 @@ def test_every_call_has_its_output(models):
     assert_rule("responses.call_has_output", error, f"No tool output found for function call {call.call_id}.")
 
 
+def test_an_input_item_holds_only_known_fields(models):
+    with models.openai.responses.stream(model="gpt-4.1", input=TASK, tools=[TOOL]) as events:
+        first = events.get_final_response()  # a ParsedResponse: its call carries `parsed_arguments`
+    call = next(item for item in first.output if item.type == "function_call")
+    raw = [{"role": "user", "content": TASK}, call.to_dict(),
+           {"type": "function_call_output", "call_id": call.call_id, "output": "a"}]  # fmt: skip
+    index = 1
+    error = openai_refusal(lambda: models.respond(input=raw, tools=[TOOL]))
+    assert_rule("responses.known_item_fields", error, f"Unknown parameter: 'input[{index}].parsed_arguments'.",
+                f"input[{index}].parsed_arguments")  # fmt: skip
+    assert models.respond(input=[raw[0], sendable(call), raw[2]], tools=[TOOL]).output_text
+
+
 def test_a_chat_tool_call_is_followed_by_its_tool_message(models):
     tools = [{"type": "function", "function": {"name": "read_text_file", "parameters": READ}}]
     first = models.openai.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": TASK}], tools=tools)
@@ -277,7 +290,8 @@ def test_every_rule_has_its_test_here():
               "messages.input_schema_object", "function.object_root", "function.no_root_composition",
               "function.object_properties", "strict.required_every_property", "strict.no_additional_properties",
               "strict.keyword_subset", "strict.default_keyword", "responses.reasoning_before_call",
-              "responses.reasoning_followed", "responses.call_has_output", "chat.tool_message_follows_calls"}  # fmt: skip
+              "responses.reasoning_followed", "responses.call_has_output", "responses.known_item_fields",
+              "chat.tool_message_follows_calls"}  # fmt: skip
     assert set(RULES) == tested, "a rule without a test through the SDK, or a test of a rule that is gone"
 
 
@@ -289,7 +303,8 @@ def test_every_rule_names_its_api_status_and_source():
 
 
 def test_the_reasoning_model_rule_lives_here():
-    assert is_reasoning_model("gpt-5") and is_reasoning_model("o4-mini") and not is_reasoning_model("gpt-5-chat-latest")
+    assert is_reasoning_model("gpt-5") and is_reasoning_model("gpt-6-luna") and is_reasoning_model("o4-mini")
+    assert not is_reasoning_model("gpt-5-chat-latest") and not is_reasoning_model("gpt-4.1")
     from course_lib.offline_model.reasoning import is_reasoning_model as offline
 
     assert offline is is_reasoning_model
@@ -305,3 +320,47 @@ def test_the_bottom_floor_imports_nothing_of_the_course():
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert imported <= {"__future__", "dataclasses", "typing"}, imported
+
+
+# ---- a model accepts its own output sent back in order, in every mode ------------------------------------------
+
+
+def sendable(item) -> dict:
+    """An output item as input: `to_dict()`, without the SDK's own parsed fields that a stream's
+    `ParsedResponse` adds (`parsed_arguments`, a part's `parsed`), which the API does not know
+    ("Unknown parameter: 'input[1].parsed_arguments'.")."""
+    data = {key: value for key, value in item.to_dict().items() if key != "parsed_arguments"}
+    if isinstance(data.get("content"), list):
+        data["content"] = [{k: v for k, v in part.items() if k != "parsed"} for part in data["content"]]
+    return data
+
+
+@pytest.mark.parametrize("model", ["gpt-4.1", "gpt-6-luna"])
+@pytest.mark.parametrize("options", [{}, {"store": False, "include": ["reasoning.encrypted_content"]}], ids=["stored", "stateless"])
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_its_own_output_sent_back_in_order_is_accepted(models, model, options, stream):
+    if stream:
+        with models.openai.responses.stream(model=model, input=TASK, tools=[TOOL], **options) as events:
+            first = events.get_final_response()
+    else:
+        first = models.respond(model, tools=[TOOL], **options)
+    context = [{"role": "user", "content": TASK}, *(sendable(item) for item in first.output)]
+    context += [{"type": "function_call_output", "call_id": item.call_id, "output": "a\nb\nc\n"}
+                for item in first.output if item.type == "function_call"]  # fmt: skip
+    assert responses_input_problems(context, model) == []
+    answer = models.respond(model, input=context, tools=[TOOL], **options)
+    assert "a\nb\nc" in answer.output_text
+    again = [*context, *(item.to_dict() for item in answer.output), {"role": "user", "content": "Thanks!"}]
+    assert models.respond(model, input=again, tools=[TOOL], **options).output_text  # a later turn, the whole history
+
+
+def test_its_own_output_is_accepted_over_chat_and_messages(models):
+    tools = [{"type": "function", "function": {"name": "read_text_file", "parameters": READ}}]
+    first = models.openai.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": TASK}], tools=tools)
+    messages = [{"role": "user", "content": TASK}, first.choices[0].message.to_dict()]
+    messages += [{"role": "tool", "tool_call_id": call.id, "content": "a\nb\nc\n"} for call in first.choices[0].message.tool_calls]
+    assert "a\nb\nc" in models.openai.chat.completions.create(model="gpt-4.1", messages=messages, tools=tools).choices[0].message.content
+    message, use = first_use(models)
+    turn = [{"role": "user", "content": TASK}, {"role": "assistant", "content": message.content},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id, "content": "a\nb\nc\n"}]}]  # fmt: skip
+    assert messages_order_problems(turn) == [] and "a\nb\nc" in models.message(turn).content[-1].text

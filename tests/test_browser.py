@@ -4,9 +4,14 @@ The test starts JupyterLab on a free loopback port over a temporary copy of note
 every cell, changes `head` from 20 to 5 in the rendered widget (the real <input>), presses Run,
 and reads the panels' status texts from the page. Then it presses Pin (the head-5 run becomes the
 baseline), runs head 3 (compared with head 5, not with the run before the pin), and presses Reset
-(every input back to its default, one fresh baseline run). A screenshot of the explorer is saved to
-`test-artifacts/explorer.png`. The same test runs the 简体中文 twin (`notebooks/zh-CN/`, where the
-kernel speaks Chinese) and reads the Chinese labels (`test-artifacts/explorer-zh-CN.png`).
+(every input back to its default, one fresh baseline run). Then the requests a learner may send
+that do not make one tidy call (issue 27, item 6): a request naming no file ("Hello"), an empty
+path, head and tail together, a path outside the workspace; for each the page must show this run
+and nothing of an earlier one, the rules as they were sent, and what happened to the values and
+results. Last, at a narrow width, no status badge breaks over two lines. Screenshots of the
+explorer are saved to `test-artifacts/explorer.png` and `explorer-narrow.png`. The same test runs
+the 简体中文 twin (`notebooks/zh-CN/`, where the kernel speaks Chinese) and reads the Chinese labels
+(`test-artifacts/explorer-zh-CN.png`, `explorer-narrow-zh-CN.png`).
 
 Chromium is Debian's (`apt-get install chromium`); a browser is never downloaded. Without it (or
 without playwright) the test is skipped, except in CI (`CI=true`), where it fails.
@@ -47,14 +52,21 @@ EDITIONS = {  # what each edition's page says: folder, requests, statuses, the r
            "unchanged": "unchanged", "changed": "changed", "run": r"run (\d+)", "run_js": "`run ${n}:`",
            "removed": "'20' → '5', removed ", "removal": "removed", "more_reads": "(+1)", "screenshot": SCREENSHOT,
            "edition": "en", "file_menu": "File", "baseline_status": "baseline", "compared": "compared with run {n}",
-           "pinned": "baseline: run {n}", "the_baseline": "the baseline"},
+           "pinned": "baseline: run {n}", "the_baseline": "the baseline", "no_call": "no call: the model answered in text",
+           "no_result": "not executed: no call", "second_call": "call 2 of 2: fs__read_text_file", "two_calls": "2 calls: ",
+           "no_file": "Show the first 20 lines", "hello": "Hello",
+           "narrow_screenshot": SCREENSHOT.with_name("explorer-narrow.png")},
     "zh-CN": {"folder": "notebooks/zh-CN", "baseline": "显示 /workspace/notes.txt 的前 20 行",
               "after": "显示 /workspace/notes.txt 的前 5 行", "unchanged": "未变化", "changed": "已变化",
               "run": r"第 (\d+) 次运行", "run_js": "`第 ${n} 次运行`", "removed": "'20' → '5'，删除了 ",
               "removal": "删除了", "more_reads": "（+1）", "screenshot": SCREENSHOT.with_name("explorer-zh-CN.png"),
               "edition": "zh-CN", "file_menu": "文件", "baseline_status": "基线", "compared": "与第 {n} 次运行比较",
-              "pinned": "基线：第 {n} 次运行", "the_baseline": "基线 · "},
+              "pinned": "基线：第 {n} 次运行", "the_baseline": "基线 · ", "no_call": "没有调用：模型直接用文本回答",
+              "no_result": "未执行：没有调用", "second_call": "第 2 个调用（共 2 个）：fs__read_text_file",
+              "two_calls": "2 个调用：", "no_file": "显示前 20 行", "hello": "你好",
+              "narrow_screenshot": SCREENSHOT.with_name("explorer-narrow-zh-CN.png")},
 }  # fmt: skip
+NARROW = {"width": 640, "height": 1300}  # JupyterLab then leaves the explorer about 270px: columns of about 90px
 STARTUP_SECONDS = 90
 STEP_MS = 120_000  # any single browser step (run all cells is the longest)
 
@@ -206,6 +218,67 @@ def _chinese_font_families() -> set[str]:
     return {name.strip() for line in listed.splitlines() for name in line.split(",") if name.strip()}
 
 
+def _texts(explorer) -> dict[str, str]:
+    """Each panel's text as this run has it: a changed panel's struck-out old parts (<del>, and the
+    arrow after them) left out, so what remains is the current run's own text."""
+    return {name: explorer.locator(f".explorer-panel-{name} pre").evaluate(
+        "pre => { const now = pre.cloneNode(true); now.querySelectorAll('del, .explorer-arrow').forEach(e => e.remove());"
+        " document.body.appendChild(now); const text = now.innerText; now.remove(); return text; }")
+        for names in GROUPS.values() for name in names}  # fmt: skip
+
+
+def _set_input(explorer, name: str, value: str) -> None:
+    box = explorer.locator(f".explorer-input-{name} input")
+    box.fill(value)
+    box.press("Tab")  # the widget takes the value on "change"
+
+
+def _run_and_wait(page, explorer, edition: dict[str, Any]) -> dict[str, Any]:
+    """Press Run, wait for the next run number, and read what the page shows of it."""
+    number = _run_number(explorer, edition)
+    explorer.locator("button.explorer-run").click()
+    page.wait_for_function(
+        "n => [...document.querySelectorAll('.explorer .explorer-summary')].at(-1).innerText.includes("
+        + edition["run_js"] + ")",
+        arg=number + 1,
+    )  # fmt: skip
+    return {"run": number + 1, "statuses": _statuses(explorer), "texts": _texts(explorer),
+            "summary": explorer.locator(".explorer-summary").inner_text()}
+
+
+def _any_request(page, explorer, edition: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Issue 27 item 6 in the page, from the defaults: each case run against the same baseline."""
+    seen = {"baseline": {"texts": _texts(explorer)}}
+    _set_input(explorer, "request", edition["hello"])
+    seen["hello"] = _run_and_wait(page, explorer, edition)
+    _set_input(explorer, "request", "")
+    _set_input(explorer, "path", "")
+    seen["empty_path"] = _run_and_wait(page, explorer, edition)
+    _set_input(explorer, "path", "/workspace/notes.txt")
+    _set_input(explorer, "tail", "3")  # head is 20 too
+    seen["head_and_tail"] = _run_and_wait(page, explorer, edition)
+    _set_input(explorer, "tail", "0")
+    explorer.locator(".explorer-input-outside input[type=checkbox]").check()
+    seen["outside"] = _run_and_wait(page, explorer, edition)
+    return seen
+
+
+def _badges_on_one_line(page) -> list[dict[str, Any]]:
+    """Every status badge of the last explorer: how many lines its text takes and whether it stays
+    inside its panel (a Range over the text gives one rectangle per line it is drawn on)."""
+    return page.evaluate("""() => {
+        const last = [...document.querySelectorAll('.explorer')].at(-1);
+        return [...last.querySelectorAll('.explorer-status')].map(badge => {
+            const range = document.createRange();
+            range.selectNodeContents(badge);
+            const panel = badge.closest('.widget-html-content') || badge.parentElement.parentElement;
+            const b = badge.getBoundingClientRect(), p = panel.getBoundingClientRect();
+            return {text: badge.innerText, lines: range.getClientRects().length,
+                    inside: b.left >= p.left - 1 && b.right <= p.right + 1, width: Math.round(p.width)};
+        });
+    }""")
+
+
 def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition: dict[str, Any]) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -233,16 +306,8 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
             explorer = page.locator(".explorer").last
             explorer.evaluate("element => element.scrollIntoView({block: 'center'})")  # clear of the toolbar
             before = _run_number(explorer, edition)
-            head = explorer.locator(".explorer-input-head input")
-            head.fill("5")
-            head.press("Tab")  # the widget takes the value on "change"
-            explorer.locator("button.explorer-run").click()
-            page.wait_for_function(
-                "n => [...document.querySelectorAll('.explorer .explorer-summary')].at(-1).innerText.includes("
-                + edition["run_js"] + ")",
-                arg=before + 1,
-            )  # fmt: skip
-            statuses = _statuses(explorer)
+            _set_input(explorer, "head", "5")
+            statuses = _run_and_wait(page, explorer, edition)["statuses"]
             SCREENSHOT.parent.mkdir(exist_ok=True)
             explorer.screenshot(path=str(edition["screenshot"]))
             arguments_inserted = explorer.locator(".explorer-panel-arguments ins").inner_text()
@@ -263,8 +328,7 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
             _wait_for_text(page, ".explorer-baseline", edition["pinned"].format(n=before + 1))
             pinned_statuses = _statuses(explorer)
             pin_after_click = explorer.locator("button.explorer-pin").is_disabled()
-            head.fill("3")
-            head.press("Tab")
+            _set_input(explorer, "head", "3")
             explorer.locator("button.explorer-run").click()
             _wait_for_text(page, ".explorer-summary", edition["compared"].format(n=before + 1))
             after_pin = {name: explorer.locator(f".explorer-panel-{name} .explorer-change").inner_text()
@@ -277,6 +341,14 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
             reset_statuses = _statuses(explorer)
             reset_summary = explorer.locator(".explorer-summary").inner_text()
             reset_run = _run_number(explorer, edition)
+            # Honest for any request (issue 27, item 6), each compared with the fresh baseline.
+            cases = _any_request(page, explorer, edition)
+            # At a narrow width no badge breaks over two lines (issue 28): the outside run's unchanged and changed ones.
+            page.set_viewport_size(NARROW)
+            explorer.evaluate("element => element.scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(300)  # one layout pass
+            badges = _badges_on_one_line(page)
+            explorer.screenshot(path=str(edition["narrow_screenshot"]))
         finally:
             browser.close()
     assert {statuses[name] for name in GROUPS["rule"]} == {edition["unchanged"]}, statuses
@@ -299,3 +371,32 @@ def test_head_20_to_5_in_jupyterlab(chromium: str, lab: tuple[str, str], edition
         chinese = _chinese_font_families()
         assert chinese, "no font with Chinese glyphs is installed: apt-get install fonts-wqy-microhei (.ci/run does)"
         assert any(font["familyName"] in chinese and font["glyphCount"] > 0 for font in fonts), (fonts, chinese)
+    # Honest for any request: the rules are the declarations sent, whatever the model did; every other
+    # panel shows this run (nothing left from the run before), and says what happened.
+    rules, values, results = (GROUPS[g] for g in ("rule", "value", "result"))
+    base = cases["baseline"]["texts"]
+    for case, seen in cases.items():
+        if case == "baseline":
+            continue
+        assert seen["run"] == reset_run + list(cases).index(case), (case, seen["summary"])
+        assert {seen["statuses"][n] for n in rules} == {edition["unchanged"]}, (case, seen["statuses"])
+        assert all('"head"' in seen["texts"][n] and seen["texts"][n] == base[n] for n in rules), case
+        assert {seen["statuses"][n] for n in values} == {edition["changed"]}, (case, seen["statuses"])
+    for case in ("hello", "empty_path"):  # a text answer: no call, nothing executed, the model's own words
+        seen = cases[case]
+        assert seen["texts"]["arguments"] == edition["no_call"], (case, seen["texts"])
+        assert seen["texts"]["mcp_result"] == seen["texts"]["function_call_output"] == edition["no_result"], case
+        assert "A tool call involves" not in seen["texts"]["answer"] and seen["texts"]["answer"].strip(), case
+        assert "(+0)" in seen["summary"] or "（+0）" in seen["summary"], seen["summary"]
+    assert edition["no_file"] + "\n" in cases["empty_path"]["summary"] + "\n", cases["empty_path"]["summary"]
+    both = cases["head_and_tail"]
+    assert edition["two_calls"] in both["summary"], both["summary"]
+    for name in values + results[:2]:  # every call of the run listed, none kept from the text answer before it
+        assert edition["second_call"] in both["texts"][name], (name, both["texts"][name])
+        assert edition["no_call"] not in both["texts"][name] and edition["no_result"] not in both["texts"][name]
+    outside = cases["outside"]
+    assert "/etc/passwd" in outside["texts"]["arguments"] and '"isError": true' in outside["texts"]["mcp_result"]
+    assert "FORBIDDEN" in outside["texts"]["mcp_result"] and edition["second_call"] not in outside["texts"]["mcp_result"]
+    # Narrow: every badge on one line and inside its panel
+    assert len(badges) == 8 and max(b["width"] for b in badges) < 260, badges  # really narrow
+    assert all(b["lines"] == 1 and b["inside"] for b in badges), badges

@@ -68,3 +68,25 @@ def test_the_guessing_model_guesses_in_the_language_of_the_answer_it_replaces():
         guessed = run_task(q15, client=Guesses(client), root=edition_notes("zh-CN"))
     assert guessed.answer == "通常的做法在这里也适用：按标准步骤依次执行，每一步都检查结果。\n\n来源：/notes/strict-mode.md"
     assert [c.why for c in guessed.ungrounded()] == ["not found anywhere: no note was read"]
+
+
+def test_on_a_paid_endpoint_compare_says_how_many_requests_first_and_stays_offline(monkeypatch, capsys):
+    # Regression (issue 27): compare sent about 250 requests to a paid endpoint without a word.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing answers there: a request would fail
+    monkeypatch.delenv("COURSE_PAID_RUNS", raising=False)
+    monkeypatch.setenv("COURSE_LANG", "en")
+    questions = [q for q in load_questions() if q.id in {"q01", "q15"}]
+    results = compare({"baseline": None, "guesses": Guesses}, questions)
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("The comparison would send about 16 requests to 127.0.0.1") and "COURSE_PAID_RUNS=16" in line
+    assert [t.status for t in results["baseline"][0]] == ["completed", "completed"]  # it ran: on the offline model
+    monkeypatch.setenv("COURSE_LANG", "zh-CN")
+    compare({"baseline": None}, questions[:1] * 3)
+    assert capsys.readouterr().out.startswith("这次对比会向 127.0.0.1")
+
+
+def test_offline_compare_says_nothing_about_cost(monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    compare({"baseline": None}, [q for q in load_questions() if q.id == "q13"])
+    assert capsys.readouterr().out == ""

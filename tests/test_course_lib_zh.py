@@ -243,15 +243,15 @@ def test_verify_findings_in_english_are_unchanged(en):
 
 def test_verify_findings_in_chinese(zh):
     findings = verify.check_roundtrip(_roundtrip_with_a_wrong_call_id())
-    assert str(findings[0]) == "ok   第一个响应里有一个 function_call"
+    assert str(findings[0]) == "通过 第一个响应里有一个 function_call"
     assert str(next(f for f in findings if not f.ok)) == \
-        f"FAIL 调用与反馈的 call_id 成对：反馈的 call_id 'call_someone_else' 与调用的 call_id {_call_id()!r} 不一致"  # fmt: skip
+        f"失败 调用与反馈的 call_id 成对：反馈的 call_id 'call_someone_else' 与调用的 call_id {_call_id()!r} 不一致"  # fmt: skip
     assert [f.link for f in findings if not f.ok][0] == "call and feedback call_ids pair"  # the key stays English
     assert set(verify.LINKS_ZH) == {f.link for f in findings}
     fragments = json.loads((fixtures_dir() / "field_fragments.json").read_text(encoding="utf-8"))
     fragments["function_call"]["arguments"] = {"path": "notes.txt"}
     text = "\n".join(str(f) for f in verify.check_fields(fragments) if not f.ok)
-    assert "FAIL 模型的参数是 JSON 文本：function_call.arguments 必须是 JSON 文本，却是 dict" in text
+    assert "失败 模型的参数是 JSON 文本：function_call.arguments 必须是 JSON 文本，却是 dict" in text
     assert "must" not in text
 
 

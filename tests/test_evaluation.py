@@ -91,13 +91,18 @@ def test_approval_and_rejection_are_both_in_the_trace(traces):
 
 
 def test_citations_are_parsed_and_checked_against_what_was_read():
-    answer = "From your notes:\n- Retry only what recovers. [/notes/retries.md]\n\nSources: /notes/retries.md, /notes/x.md"
+    answer = "From your notes:\n- Retry only what recovers. [/notes/retries.md:2]\n\nSources: /notes/retries.md, /notes/x.md"
     assert cited_sources(answer) == ["/notes/retries.md", "/notes/x.md"]
-    read = {"/notes/retries.md": "# Retries\nRetry only what recovers.\n"}
+    read = {"/notes/retries.md": "# Retries\nRetry only what recovers.\nTIMEOUT is worth another attempt.\n"}
     assert citation_problems(answer, read) == ["cites /notes/x.md, which was never read"]
-    invented = "- Retry everything. [/notes/retries.md]\n\nSources: /notes/retries.md"
-    assert citation_problems(invented, read) == ["quotes a sentence that is not in /notes/retries.md: 'Retry everything.'"]
+    invented = "- Retry everything. [/notes/retries.md:2]\n\nSources: /notes/retries.md"
+    assert citation_problems(invented, read) == ["cites /notes/retries.md:2 for what it does not say: 'Retry everything.'"]
+    elsewhere = "- A TIMEOUT deserves another try. [/notes/retries.md:2]"  # in other words, on another line
+    assert citation_problems(elsewhere, read) == [
+        "cites /notes/retries.md:2 for a statement that rests on /notes/retries.md:3: 'A TIMEOUT deserves another try.'"]
     assert cited_sources("I could not read /notes/a.md (NOT_FOUND).") == []  # a mention is not a citation
+    markdown = "* **Retry only what recovers** ([/notes/retries.md:2])\n\n**Sources**\n- /notes/retries.md\n- /notes/y.md"
+    assert cited_sources(markdown) == ["/notes/retries.md", "/notes/y.md"]
 
 
 def test_an_answer_from_memory_fails_completion_citation_and_diagnosis(traces):
@@ -223,7 +228,7 @@ def test_the_chinese_edition_prints_the_same_figures_under_chinese_labels(traces
     english_rows = [row.split() for row in english[1].splitlines()[1:]]
     assert [r[:1] + r[2:] for r in chinese_rows] == [r[:1] + r[2:] for r in english_rows]  # the same rows, figures and all
     assert [r[1] for r in chinese_rows] == [kind_label(r[1]) for r in english_rows] and chinese_rows[0][1] == "回答"
-    assert cost_summary(traces).splitlines()[:2] == ["每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3323，最多 6381"]
+    assert cost_summary(traces).splitlines()[:2] == ["每个任务的模型请求数：平均 3.1，最多 5", "每个任务的 token 数：平均 3518，最多 6697"]
     assert cost_summary(traces).splitlines()[2].startswith("每个任务的时间（按区间）：")
     assert diagnosis_table(traces).splitlines()[:3] == [  # the source's symptom, failure_table's Chinese cause and glosses
         "C  参数经常不合法（任务：q22）", "    可能的原因：schema 太宽松，或者字段描述含糊",
@@ -231,7 +236,7 @@ def test_the_chinese_edition_prints_the_same_figures_under_chinese_labels(traces
     browsed = TraceBrowser(traces, selected="q23").text().splitlines()
     assert browsed[0].startswith("轨迹浏览器：24 个任务（q01, q02,") and browsed[1] == "选中的："
     assert browsed[2] == "q23 [恢复] Which tool calls may run in parallel, and which must wait?"
-    assert browsed[4].startswith("状态：completed  原因：None  模型请求数：5  token 数：6381")
+    assert browsed[4].startswith("状态：completed  原因：None  模型请求数：5  token 数：6697")
     assert completion_problems(by_id(traces)["q23"]) == ["没有讲到：must wait"]
     monkeypatch.setenv("COURSE_LANG", "en")
     assert english == (metrics_table(compute_metrics(traces)), tasks_table(traces), cost_summary(traces),
@@ -352,3 +357,42 @@ def test_the_chinese_evaluation_runs_and_its_figures(zh_traces, monkeypatch):
     assert "预期：工具 ['search_notes', 'read_note', 'save_learning_gap']，来源 []，说明证据不足，一次写入（用户批准）" in browsed.text()
     assert browsed.dropdown.options[0][0] == "q01 · 回答 · call_id 和 MCP 的 JSON-RPC id 有什么区别？"
     assert tasks_table(zh_traces).splitlines()[13].split()[:2] == ["q13", "闲聊"] and kind_label("recover") == "恢复"
+
+
+# ---- the same answers as other models write them (issues 27 and 28) ------------------------------
+
+import answer_variants  # noqa: E402
+
+
+@pytest.mark.parametrize("edition", ["en", "zh-CN"])
+@pytest.mark.parametrize("variant", list(answer_variants.VARIANTS))
+def test_a_closing_pleasantry_markdown_reordering_or_other_words_move_no_figure(traces, zh_traces, edition, variant):
+    # Regression (issue 27): with a closing pleasantry only, 2 of 24 tasks passed instead of 20.
+    runs = traces if edition == "en" else zh_traces
+    change = answer_variants.VARIANTS[variant]
+    varied = [replace(t, answer=change(t.answer)) if t.answer and t.question.expect != "no_tool" else t for t in runs]
+    before, after = compute_metrics(runs), compute_metrics(varied)
+    assert [(m.name, m.failures) for m in after if m.name != "claim grounding"] == [
+        (m.name, m.failures) for m in before if m.name != "claim grounding"]
+    grounding = next(m for m in after if m.name == "claim grounding")
+    assert grounding.failures == () and grounding.total >= 50
+    assert [t.question.id for t in varied if completion_problems(t)] == (
+        ["q03", "q04", "q06", "q23"] if edition == "en" else ["q03", "q04", "q23"])
+
+
+@pytest.mark.parametrize("edition", ["en", "zh-CN"])
+def test_answers_turned_around_or_empty_cannot_score_full_grounding(traces, zh_traces, edition):
+    # Regression (issue 28): an answer reversing every quoted line, and an answer with no content, scored 100%.
+    runs = traces if edition == "en" else zh_traces
+    counted = [t for t in runs if t.answer and t.question.expect != "no_tool"]
+    turned = {t.question.id: replace(t, answer=answer_variants.reversed_meaning(t.answer)) for t in counted}
+    reversed_lines = sum(answer_variants.reverses(t.answer) for t in counted)
+    assert reversed_lines >= (20 if edition == "en" else 15)
+    assert sum(len(t.ungrounded()) for t in turned.values()) == reversed_lines  # every reversed line, and nothing else
+    assert all(c.contradicted for t in turned.values() for c in t.ungrounded())
+    grounding = claim_grounding(list(turned.values()))
+    assert grounding.passed == grounding.total - reversed_lines
+    for empty in ("", "I hope this helps. Just ask if you want more!", "需要更多内容的话，再叫我就好！"):
+        nothing = [replace(t, answer=empty) for t in counted]
+        assert claim_grounding(nothing).shown() == f"0/{len(counted)} = 0%"
+        assert all(completion_problems(t) for t in nothing)

@@ -5,12 +5,19 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
+import httpx
+import openai
 import pytest
 
 from course_lib.explorer import (
     GROUPS, NOT_EXECUTED, OUTSIDE_PATH, PANELS, Explorer, ExplorerWidget, Panel, compose_request, diff_segments,
 )  # fmt: skip
+from course_lib.backend import make_client
+from course_lib.items import kinds
+from course_lib.offline_model import running_server, standin_transport
+from course_lib.wire import HttpCapture
 
 RULES, VALUES, RESULTS = (set(GROUPS[g]) for g in ("rule", "value", "result"))
 
@@ -149,21 +156,73 @@ def test_reset_forgets_the_baseline_and_the_next_run_is_a_new_one(explorer):
 def test_refused_inputs(explorer):
     with pytest.raises(ValueError, match="two_servers=True"):
         explorer.run(server="arch")
-    with pytest.raises(ValueError, match="not both"):
-        explorer.run(head=3, tail=3)
     assert explorer.last is None
-
-
-def test_a_request_without_a_path_makes_no_call(explorer):
-    snap = explorer.run("Hello there")
-    assert snap.panels["arguments"].text == "no call: the model answered in text"
-    assert snap.reads_delta == 0 and snap.model_requests == 1
 
 
 def test_compose_request():
     assert compose_request("/workspace/todo.md", tail=2) == "Show the last 2 lines of /workspace/todo.md"
     assert compose_request(head=None) == "Show all of /workspace/notes.txt"
     assert compose_request(head=1, server="arch") == "Show the first 1 line of /workspace/notes.txt using the arch server"
+    # every combination is a request a learner may send: both counts, or no file named at all
+    assert compose_request(head=20, tail=3) == "Show the first 20 lines and the last 3 lines of /workspace/notes.txt"
+    assert compose_request("", head=20) == compose_request("  ", head=20) == "Show the first 20 lines"
+    assert compose_request("", head=None) == "Show the whole file"
+
+
+# ---- honest for any request: what was sent, what happened, nothing left over from an earlier run ------
+
+
+@pytest.mark.parametrize("request_text", ["Hello there", None])  # None: the empty path's composed request
+def test_a_text_answer_leaves_the_rules_as_they_were(explorer, request_text):
+    base = explorer.run(head=20)
+    snap = explorer.run(request_text, path="")
+    assert snap.request == (request_text or "Show the first 20 lines")
+    assert snap.calls == [] and snap.reads_delta == 0 and snap.model_requests == 1
+    # regression: every panel, the rules too, read "no call", so the rules were reported as changed
+    assert snap.unchanged >= RULES and snap.changed >= VALUES | {"mcp_result", "function_call_output"}
+    assert snap.panels["parameters"].text == base.panels["parameters"].text
+    sent = json.loads(snap.panels["parameters"].text)
+    assert sent == snap.exchanges[0].request["tools"][0]["parameters"]  # what the request really declared
+    assert snap.panels["arguments"].text == "no call: the model answered in text"
+    assert snap.panels["mcp_arguments"].text == "not sent: no call"
+    assert snap.panels["mcp_result"].text == snap.panels["function_call_output"].text == "not executed: no call"
+    assert snap.panels["answer"].text == snap.exchanges[0].response["output"][-1]["content"][0]["text"]
+    assert snap.route == "no tool call: the model answered in text"
+    assert {n: p.text for n, p in snap.ids.items()} == {"call_id": "none", "mcp_id": "none"}
+
+
+def test_head_and_tail_together_are_sent_and_every_call_is_shown(explorer):
+    base = explorer.run(head=20)
+    snap = explorer.run(head=20, tail=3)  # the tool takes one of them per call: this model splits the read in two
+    assert snap.request == "Show the first 20 lines and the last 3 lines of /workspace/notes.txt"
+    assert [json.loads(c.arguments) for c in snap.calls] == [
+        {"path": "/workspace/notes.txt", "head": 20}, {"path": "/workspace/notes.txt", "tail": 3}]
+    assert snap.unchanged == RULES and snap.changed == VALUES | RESULTS
+    assert snap.panels["input_schema"].text == base.panels["input_schema"].text
+    for name in VALUES | {"mcp_result", "function_call_output"}:  # each panel lists both calls, in order
+        text = snap.panels[name].text
+        assert text.index("call 1 of 2: fs__read_text_file\n") < text.index("call 2 of 2: fs__read_text_file\n"), name
+    assert [c.result["structuredContent"]["lines"] for c in snap.calls] == [20, 3]
+    assert snap.reads_delta == 2 and snap.route.startswith("2 calls: model called fs__read_text_file")
+    assert snap.ids["call_id"].text == ", ".join(c.call_id for c in snap.calls)
+    assert snap.ids["mcp_id"].text == ", ".join(f"{c.mcp_id} on fs" for c in snap.calls)
+
+
+def test_the_outside_path_call_is_recorded_with_what_became_of_it(explorer):
+    snap = explorer.run(head=5, outside=True)
+    (made,) = snap.calls
+    assert made.result == json.loads(snap.panels["mcp_result"].text) and made.result["isError"] is True
+    assert made.mcp_arguments == {"path": OUTSIDE_PATH, "head": 5} and made.error_code == "FORBIDDEN"
+    assert made.feedback == json.loads(snap.panels["function_call_output"].text)
+    assert json.loads(made.output)["error"]["code"] == "FORBIDDEN"
+
+
+def test_a_snapshot_keeps_its_own_exchanges(explorer):
+    first = explorer.run(head=20)
+    later = explorer.run(head=5, send_back=False)
+    assert [e.request["input"][0]["content"] for e in first.exchanges] == [first.request] * 2
+    assert len(later.exchanges) == later.model_requests == 1
+    assert first.exchanges + later.exchanges == explorer.wire.exchanges
 
 
 def test_diff_segments_shows_the_changed_token_only():
@@ -274,12 +333,84 @@ def test_widget_toggles_map_to_run_options(explorer):
     assert ui.reset().request == "Show the first 20 lines of /workspace/notes.txt"
 
 
-def test_widget_shows_a_refused_input_instead_of_raising(explorer):
+def test_widget_head_and_tail_together_replace_every_panel(explorer):
     ui = ExplorerWidget(explorer)
-    ui.inputs["tail"].value = 4  # head is 20 too
     ui.button.click()
-    assert "ValueError: set head or tail, not both" in ui.summary.value
-    assert ui.snapshot is None
+    before = {name: panel.value for name, panel in ui.panels.items()}
+    ui.inputs["tail"].value = 4  # head is 20 too: sent as it is, not refused before the model sees it
+    ui.button.click()  # regression: the run was refused and every panel kept showing run 1
+    assert ui.snapshot.run == 2 and "run 2" in ui.summary.value
+    for name in VALUES | RESULTS:
+        assert ui.panels[name].value != before[name] and ">changed</span>" in ui.panels[name].value, name
+    assert "call 2 of 2: fs__read_text_file" in _page_text(ui.panels["mcp_arguments"].value)
+    for name in RULES:
+        assert ">unchanged</span>" in ui.panels[name].value, name
+
+
+def test_widget_a_text_answer_shows_the_rules_sent_and_says_no_call(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.button.click()
+    ui.set(request="Hello")
+    ui.button.click()
+    for name in RULES:
+        assert ">unchanged</span>" in ui.panels[name].value and '"head"' in _page_text(ui.panels[name].value), name
+    assert "no call: the model answered in text" in _page_text(ui.panels["arguments"].value)
+    assert "not executed: no call" in _page_text(ui.panels["mcp_result"].value)
+    assert "no tool call" in ui.summary.value
+
+
+def _failing_course(status: int = 500) -> SimpleNamespace:
+    """A course whose model endpoint answers every request with an HTTP error."""
+    wire = HttpCapture(httpx.MockTransport(lambda request: httpx.Response(status, json={"error": {
+        "message": "the server had an error", "type": "server_error", "code": None, "param": None}})))
+    client = openai.OpenAI(api_key="test", base_url="http://model.invalid/v1", max_retries=0,
+                           http_client=httpx.Client(transport=wire))
+    return SimpleNamespace(wire=wire, client=client)
+
+
+def test_widget_a_failed_run_leaves_no_earlier_panel_on_show(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.button.click()
+    assert "Here are the first 20 lines" in ui.panels["answer"].value
+    explorer.client = _failing_course().client  # the endpoint fails from now on
+    ui.set(head=5)
+    ui.button.click()
+    assert "✗ InternalServerError" in ui.summary.value and ui.snapshot is None
+    for name, panel in ui.panels.items():
+        assert ">failed</span>" in panel.value and "this run stopped with an error" in panel.value, name
+        assert "<pre" in panel.value and _page_text(panel.value.split("<pre", 1)[1].split(">", 1)[1]) == "", name
+    assert ui.pin_button.disabled  # no run on show: nothing to pin
+    assert explorer.baseline.run == 1 and explorer.last.run == 1  # the failed run is not a run
+
+
+def test_widget_says_running_while_the_model_answers(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.button.click()
+    seen = []
+    inner = explorer.wire.inner
+
+    class Watching(httpx.BaseTransport):  # what the page shows at the moment the request leaves
+        def handle_request(self, request):
+            seen.append((ui.summary.value, {n: p.value for n, p in ui.panels.items()}))
+            return inner.handle_request(request)
+
+    explorer.wire.inner = Watching()
+    ui.set(head=5)
+    ui.button.click()
+    summary, panels = seen[0]
+    assert summary == "running…"
+    for name, value in panels.items():
+        assert ">running</span>" in value and "Here are the first 20 lines" not in value, name
+    assert ">changed</span>" in ui.panels["answer"].value  # and the run's own panels once it is done
+
+
+def test_badges_never_wrap(explorer):
+    ui = ExplorerWidget(explorer)
+    ui.button.click()
+    for name, panel in ui.panels.items():
+        badge = re.search(r'<span class="explorer-status" style="([^"]*)"', panel.value).group(1)
+        assert "white-space:nowrap" in badge and "flex:none" in badge, name
+    assert ui.summary.value.count("white-space:nowrap") == 2  # the two ids' badges
 
 
 def test_set_states_every_input_whatever_was_clicked_before(explorer):
@@ -309,8 +440,8 @@ def test_compose_request_in_chinese(zh):
     assert compose_request("/workspace/todo.md", tail=2) == "显示 /workspace/todo.md 的最后 2 行"
     assert compose_request(head=None) == "显示 /workspace/notes.txt 的全部内容"
     assert compose_request(head=1, server="arch") == "显示 /workspace/notes.txt 的前 1 行，使用 arch 服务器"
-    with pytest.raises(ValueError, match="head 和 tail 只能设一个"):
-        compose_request(head=3, tail=3)
+    assert compose_request(head=3, tail=2) == "显示 /workspace/notes.txt 的前 3 行和最后 2 行"
+    assert compose_request("", head=20) == "显示前 20 行" and compose_request("", head=None) == "显示全部内容"
 
 
 def test_chinese_runs_move_the_same_objects_as_the_english(zh, explorer):
@@ -342,7 +473,13 @@ def test_chinese_panels_say_what_did_not_happen(zh, explorer):
     assert snap.ids["mcp_id"].text == "未发送" and snap.reads_delta == 0
     snap = explorer.run(head=5, send_back=False)
     assert snap.panels["answer"].text == "没有回答：结果从未发回，所以模型没有被再次请求"
-    assert explorer.run("你好").panels["arguments"].text == "没有调用：模型直接用文本回答"
+    snap = explorer.run("你好")
+    assert snap.panels["arguments"].text == "没有调用：模型直接用文本回答" and snap.unchanged >= RULES
+    assert snap.panels["mcp_result"].text == "未执行：没有调用" and snap.route == "没有工具调用：模型直接用文本回答"
+    both = explorer.run(head=20, tail=3)
+    assert both.request == "显示 /workspace/notes.txt 的前 20 行和最后 3 行" and len(both.calls) == 2
+    assert "第 2 个调用（共 2 个）：fs__read_text_file\n" in both.panels["arguments"].text
+    assert both.route.startswith("2 个调用：模型调用 fs__read_text_file")
 
 
 def test_chinese_widget_labels_statuses_and_fallback(zh, explorer):
@@ -367,9 +504,9 @@ def test_chinese_widget_labels_statuses_and_fallback(zh, explorer):
     assert ">基线</span>" in ui.panels["answer"].value and ui.summary.value.split("<br>")[1].startswith("基线 · ")
     assert "真实文件读取 <b>2</b>（+1） · 模型请求 2" in ui.summary.value
     assert ui._repr_mimebundle_()["text/plain"].startswith("ExplorerWidget（在运行中的 Jupyter 内核里可以交互")
-    ui.set(head=3, tail=3)
+    ui.explorer.client = _failing_course().client
     ui.button.click()
-    assert "ValueError: head 和 tail 只能设一个" in ui.summary.value
+    assert ">出错</span>" in ui.panels["answer"].value and "没有结果：这次运行因出错而中止" in ui.panels["answer"].value
 
 
 def test_the_english_summary_is_unchanged(explorer):
@@ -377,8 +514,8 @@ def test_the_english_summary_is_unchanged(explorer):
     ui.run()
     assert re.fullmatch(r"<b>run 1</b>: Show the first 20 lines of /workspace/notes.txt<br>the baseline · model called "
                         r"fs__read_text_file → server fs, tool read_text_file · call_id <code>call_\w+</code> <span "
-                        r"style='background:#dbeafe;padding:0 5px'>baseline</span> · MCP id <code>3 on fs</code> "
-                        r"<span style='background:#dbeafe;padding:0 5px'>baseline</span> · real file reads <b>1</b> "
+                        r"style='background:#dbeafe;padding:0 5px;white-space:nowrap'>baseline</span> · MCP id <code>3 on fs</code> "
+                        r"<span style='background:#dbeafe;padding:0 5px;white-space:nowrap'>baseline</span> · real file reads <b>1</b> "
                         r"\(\+1\) · model requests 2", ui.summary.value), ui.summary.value
 
 
@@ -389,7 +526,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 def _learner_clicks(ui: ExplorerWidget) -> None:
     """What a learner may do in the displayed widget between two cells: odd inputs, Run, Pin,
-    Reset, more odd inputs and another Pin, and inputs left so that the next Run would be refused."""
+    Reset, more odd inputs and another Pin, a request answered in text, head and tail together, and
+    inputs left odd (no path, both counts, nothing sent back)."""
     ui.inputs["request"].value = "Show the last 2 lines of /workspace/todo.md"
     for name in ("parse_only", "outside", "two_servers"):
         ui.inputs[name].value = True
@@ -400,13 +538,34 @@ def _learner_clicks(ui: ExplorerWidget) -> None:
     ui.inputs["head"].value = 7
     ui.button.click()
     ui.pin_button.click()  # head 7 is the baseline now
-    ui.inputs["tail"].value = 3  # head is 7 too: the next Run would be refused
+    ui.inputs["request"].value = "Hello"
+    ui.button.click()  # an answer in text, no call
+    ui.inputs["request"].value = ""
+    ui.inputs["tail"].value = 3  # head is 7 too: both asked for
+    ui.button.click()
+    ui.inputs["path"].value = ""  # and left with no file named
     ui.inputs["dont_send_back"].value = True
 
 
-@pytest.mark.parametrize("edition", ["en", "zh-CN"])
-def test_notebook_08_cells_work_whatever_the_learner_clicked(edition, monkeypatch, capsys):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+@pytest.fixture(scope="module")
+def standin_url() -> Iterator[str]:
+    """The project's stand-in model over real HTTP (`--vary`): what a learner's key would reach."""
+    with running_server(vary=True) as url:
+        yield url
+
+
+@pytest.mark.parametrize(("edition", "model"), [("en", None), ("zh-CN", None), ("en", "gpt-4.1"), ("zh-CN", "gpt-5")],
+                         ids=["en-offline", "zh-CN-offline", "en-standin-gpt-4.1", "zh-CN-standin-gpt-5"])
+def test_notebook_08_cells_work_whatever_the_learner_clicked(edition, model, monkeypatch, capsys, request):
+    """Every code cell of 08, in order, with a learner's clicks in the widget before each cell after
+    it is shown; on the offline model, and with a key set on the stand-in (a reasoning model for
+    the zh-CN edition: reasoning items, text before calls, reordered arguments, reworded answers)."""
+    if model is None:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    else:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-standin")
+        monkeypatch.setenv("OPENAI_BASE_URL", request.getfixturevalue("standin_url"))
+        monkeypatch.setenv("COURSE_MODEL", model)
     monkeypatch.setenv("COURSE_LANG", edition)
     folder = NOTEBOOKS / ("zh-CN" if edition == "zh-CN" else "")
     cells = json.loads((folder / "08_explore_which_objects_change.ipynb").read_text(encoding="utf-8"))["cells"]
@@ -444,3 +603,144 @@ def test_notebook_08_cells_work_whatever_the_learner_clicked(edition, monkeypatc
     out = capsys.readouterr().out
     naive = ["✓ head 5 ", "✗ parse only ", "✗ outside path "] if edition == "en" else ["✓ head 5 ", "✗ parse_only ", "✗ outside "]
     assert all(line in out for line in naive), out
+
+
+# ---- any model: shapes a real model sends and the offline model does not ---------------------------------
+
+
+def _item(kind: str, n: int, **fields) -> dict:
+    prefix = {"reasoning": "rs", "message": "msg", "function_call": "fc"}[kind]
+    return {"type": kind, "id": f"{prefix}_{n:04x}{'ab' * 10}", **fields}
+
+
+def say_text(text: str, n: int) -> dict:
+    return _item("message", n, role="assistant", status="completed",
+                 content=[{"type": "output_text", "text": text, "annotations": []}])
+
+
+def think(n: int) -> dict:
+    return _item("reasoning", n, summary=[])
+
+
+def call_tool(arguments: str, n: int, name: str = "fs__read_text_file") -> dict:
+    return _item("function_call", n, call_id=f"call_{n:08x}zz", name=name, arguments=arguments, status="completed")
+
+
+class Scripted:
+    """A model of the test's own, with a real model's habits (a course-like object for `Explorer`):
+    request k is answered with `turns[k](body)`, the output items, in a Response the SDK validates
+    strictly; a dated model name, ids that differ in every response."""
+
+    def __init__(self, *turns) -> None:
+        self.turns, self.count = list(turns), 0
+        self.wire = HttpCapture(httpx.MockTransport(self._answer))
+        self.client = openai.OpenAI(api_key="test", base_url="http://model.invalid/v1", max_retries=0,
+                                    http_client=httpx.Client(transport=self.wire), _strict_response_validation=True)
+
+    def _answer(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        self.count += 1
+        output = self.turns.pop(0)(body, self.count * 16)
+        return httpx.Response(200, json={
+            "id": f"resp_{self.count:04x}", "object": "response", "created_at": 1_790_000_000 + self.count,
+            "model": "gpt-4.1-2025-04-14", "status": "completed", "output": output, "parallel_tool_calls": True,
+            "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools", []),
+        })  # fmt: skip
+
+
+def _fed_back(body: dict) -> str:
+    return next(item["output"] for item in body["input"] if item.get("type") == "function_call_output")
+
+
+def _reads_then_answers(arguments: str):
+    """Reasoning, a sentence, then the call; after the result, a reworded answer quoting it."""
+    return (lambda body, n: [think(n), say_text("Let me read that file for you.", n + 1), call_tool(arguments, n + 2)],
+            lambda body, n: [say_text(f"Sure! Here are the {len(_fed_back(body).splitlines())} lines:\n\n"
+                                      f"{_fed_back(body)[:80]}\n\nAnything else?", n)])
+
+
+def test_any_model_reasoning_and_text_before_the_call():
+    model = Scripted(*_reads_then_answers('{"path":"/workspace/notes.txt","head":20}'),
+                     *_reads_then_answers('{ "head": 5,  "path": "/workspace/notes.txt" }'))  # keys in another order
+    with Explorer(model) as explorer:
+        explorer.run(head=20)
+        snap = explorer.run(head=5)
+    assert snap.panels["arguments"].text == '{ "head": 5,  "path": "/workspace/notes.txt" }'  # the call, as sent
+    assert json.loads(snap.panels["mcp_arguments"].text) == {"head": 5, "path": "/workspace/notes.txt"}
+    assert snap.unchanged == RULES and snap.changed == VALUES | RESULTS
+    assert snap.ids["call_id"].text == snap.calls[0].call_id == call_tool("", 16 * 3 + 2)["call_id"]
+    assert snap.panels["answer"].text.startswith("Sure! Here are the 5 lines:\n\nA tool call involves")
+    assert json.loads(snap.panels["mcp_result"].text)["structuredContent"]["lines"] == 5
+    assert kinds(snap.exchanges[1].request["input"]) == [None, "reasoning", "message", "function_call", "function_call_output"]
+
+
+def test_any_model_one_call_with_head_and_tail_is_refused_by_the_tool():
+    both = '{"path":"/workspace/notes.txt","head":20,"tail":3}'
+    model = Scripted(*_reads_then_answers('{"path":"/workspace/notes.txt","head":20}'), *_reads_then_answers(both))
+    with Explorer(model) as explorer:
+        explorer.run(head=20)
+        snap = explorer.run(head=20, tail=3)
+    assert snap.panels["arguments"].text == both
+    assert snap.panels["parsed"].text.endswith("\n✗ Cannot specify both head and tail parameters simultaneously")
+    (made,) = snap.calls
+    assert made.result["isError"] is True and "Cannot specify both head and tail" in made.result["content"][0]["text"]
+    assert json.loads(made.output)["ok"] is False and snap.reads_delta == 0
+    assert snap.unchanged == RULES and snap.changed == VALUES | RESULTS
+
+
+def test_any_model_declines_the_outside_path_in_text():
+    model = Scripted(*_reads_then_answers('{"path":"/workspace/notes.txt","head":5}'),
+                     lambda body, n: [think(n), say_text("I can only read files under /workspace, so I won't try.", n + 1)])
+    with Explorer(model) as explorer:
+        explorer.run(head=5)
+        snap = explorer.run(head=5, outside=True)
+    assert snap.calls == [] and snap.reads_delta == 0 and snap.model_requests == 1
+    assert snap.unchanged == RULES and snap.changed == VALUES | RESULTS
+    assert snap.panels["answer"].text == "I can only read files under /workspace, so I won't try."
+    assert snap.panels["mcp_result"].text == "not executed: no call"
+
+
+def test_any_model_calls_a_tool_that_was_never_declared():
+    model = Scripted(*_reads_then_answers('{"path":"/workspace/notes.txt","head":5}'),
+                     lambda body, n: [call_tool('{"path":"/workspace/notes.txt"}', n, name="read_file")],
+                     lambda body, n: [say_text("That tool does not exist, sorry.", n)])
+    with Explorer(model) as explorer:
+        base = explorer.run(head=5)
+        snap = explorer.run(head=5)
+    assert snap.route == "model called read_file: no such tool"
+    assert snap.panels["parameters"].text == base.panels["parameters"].text  # the declaration asked for, as sent
+    assert snap.panels["mcp_arguments"].text == "not sent" and snap.panels["mcp_result"].text == NOT_EXECUTED
+    assert json.loads(snap.calls[0].output)["error"]["kind"] == "app" and snap.ids["mcp_id"].text == "not sent"
+    assert snap.reads_delta == 0 and snap.panels["answer"].text == "That tool does not exist, sorry."
+
+
+@pytest.mark.parametrize("model", ["gpt-4.1", "gpt-5"])  # gpt-5: a reasoning item before every output
+def test_the_standin_model_every_case_of_item_6(model, monkeypatch):
+    """The project's stand-in (a second model that varies as real ones do), in-process: each case of
+    issue 27 item 6 against one baseline, the rules always the declarations sent."""
+    monkeypatch.setenv("COURSE_MODEL", model)
+    wire = HttpCapture(standin_transport())
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # make_client's offline branch: strict SDK validation
+    course = SimpleNamespace(wire=wire, client=make_client(transport=wire))
+    with Explorer(course) as explorer:
+        base = explorer.run(head=20)
+        first = base.exchanges[0].response
+        assert kinds(first)[-1] == "function_call" and kinds(first)[-2] == "message"  # text before the call
+        assert ("reasoning" in kinds(first)) == (model == "gpt-5")
+        assert json.loads(base.panels["arguments"].text) == {"path": "/workspace/notes.txt", "head": 20}
+        cases = {"hello": explorer.run("Hello"), "empty path": explorer.run(path=""),
+                 "head and tail": explorer.run(head=20, tail=3), "outside": explorer.run(head=20, outside=True)}
+    for case, snap in cases.items():
+        assert snap.compared_with == base.run and snap.unchanged >= RULES, case
+        assert all(snap.panels[n].text == base.panels[n].text for n in RULES), case
+        assert snap.changed >= VALUES, (case, snap.unchanged)
+    for case in ("hello", "empty path"):
+        snap = cases[case]
+        assert snap.calls == [] and snap.reads_delta == 0 and snap.panels["answer"].text, case
+        assert snap.panels["answer"].text == snap.exchanges[-1].response["output"][-1]["content"][0]["text"]
+    both = cases["head and tail"]
+    assert [json.loads(c.arguments) for c in both.calls] == [{"path": "/workspace/notes.txt", "head": 20},
+                                                              {"path": "/workspace/notes.txt", "tail": 3}]
+    assert both.reads_delta == 2 and both.changed == VALUES | RESULTS
+    (refused,) = cases["outside"].calls
+    assert refused.error_code == "FORBIDDEN" and cases["outside"].reads_delta == 0

@@ -66,3 +66,19 @@ def test_a_chinese_note_gets_its_course_concepts_blanked_and_graded(monkeypatch)
     part = grade("它保存状态。", question)
     assert part.missing == ("观察",) and part.gap["topic"] == "智能体循环与工具调用"
     assert part.gap["evidence"].startswith("/notes/agent.md：对追问的回答缺少 观察（智能体围绕")
+
+
+def test_a_sentence_the_answer_used_in_other_words_is_not_asked_about():
+    # The answer says the note's second sentence in its own words, citing its line: the follow-up
+    # must not ask about what the answer already said (issue 28: meaning, not wording).
+    answer = ("- An agent holds state about its goal, reads every observation and picks its next step on its own. "
+              "[/notes/agent.md:5]\n\nSources: /notes/agent.md")  # fmt: skip
+    question = follow_up(READ, answer, corpus=CORPUS)
+    assert question is not None and question.sentence == "Tool calling is how a model asks for one call."
+
+
+def test_a_reply_in_other_words_covers_the_key_term():
+    note = {"/notes/p.md": "# Parallel calls\nIndependent reads of notes returned by one search can run concurrently.\n"}
+    question = follow_up(note, "", corpus=list(note.values()))
+    assert "concurrently" in question.key_terms
+    assert "concurrently" in grade("Independent reads can run in parallel.", question).covered

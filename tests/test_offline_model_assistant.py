@@ -163,8 +163,8 @@ def test_the_answer_quotes_only_what_was_read_and_cites_it(client):
     assert calls(response) == []
     assert response.output_text == (
         "From your notes:\n"
-        "- Retry only failures that can recover on their own. [/notes/retries.md]\n"
-        "- Wait with exponential backoff and jitter. [/notes/retries.md]\n\n"
+        "- Retry only failures that can recover on their own. [/notes/retries.md:2]\n"
+        "- Wait with exponential backoff and jitter. [/notes/retries.md:4]\n\n"
         "Sources: /notes/retries.md"
     )
 

@@ -364,13 +364,14 @@ def test_a_chinese_question_over_english_notes_is_searched_in_chinese_then_in_en
     read = [arguments["path"] for r in responses for name, arguments in calls_of(r) if name == "notes__read_note"]
     assert path in read
     final = responses[-1].output_text
-    assert final.startswith("根据你的笔记：\n- ") and f"[{path}]" in final and "来源：" in final
+    assert final.startswith("根据你的笔记：\n- ") and f"[{path}:" in final and "来源：" in final
     sources = final.rsplit("来源：", 1)[1].split("、")
     assert path in sources and set(sources) <= set(read)
     for line in final.splitlines()[1:]:  # every quoted sentence is verbatim from a note it cites
         if line.startswith("- "):
             sentence, cited = line[2:].rsplit(" [", 1)
-            assert sentence in (notes_dir() / cited[:-1].removeprefix("/notes/")).read_text()
+            cited, _, number = cited[:-1].partition(":")  # [path:line]: the line the sentence stands on
+            assert sentence in (notes_dir() / cited.removeprefix("/notes/")).read_text().splitlines()[int(number) - 1]
 
 
 def test_a_chinese_limit_is_sent_as_a_number(client):
@@ -463,7 +464,7 @@ def test_a_chinese_question_over_a_chinese_note_is_answered_from_it(client, tmp_
     responses = talk(client, "什么是量子计算？", NOTE_TOOLS, answer)
     assert calls_of(responses[0]) == [("notes__search_notes", {"query": "量子计算", "limit": None})]
     assert calls_of(responses[1]) == [("notes__read_note", {"path": "/notes/liangzi.md"})]
-    assert responses[-1].output_text == "根据你的笔记：\n- 量子计算用量子比特保存状态。 [/notes/liangzi.md]\n\n来源：/notes/liangzi.md"
+    assert responses[-1].output_text == "根据你的笔记：\n- 量子计算用量子比特保存状态。 [/notes/liangzi.md:3]\n\n来源：/notes/liangzi.md"
 
 
 # ---- the zh-CN edition's own notes: Chinese questions over Chinese notes -------------------------
@@ -497,12 +498,14 @@ def test_a_chinese_question_over_the_chinese_notes_is_searched_once_in_chinese(c
     assert searches == [" ".join(key_terms(question))]  # one search, in the question's own words
     read = [arguments["path"] for r in responses for name, arguments in calls_of(r) if name == "notes__read_note"]
     final = responses[-1].output_text
-    assert path in read and final.startswith("根据你的笔记：\n- ") and f"[{path}]" in final
+    assert path in read and final.startswith("根据你的笔记：\n- ") and f"[{path}:" in final
     assert path in final.rsplit("来源：", 1)[1].split("、")
     for line in final.splitlines()[1:]:  # every quoted sentence is verbatim from the Chinese note it cites
         if line.startswith("- "):
             sentence, cited = line[2:].rsplit(" [", 1)
-            assert sentence in (zh_notes / cited[:-1].removeprefix("/notes/")).read_text(encoding="utf-8")
+            cited, _, number = cited[:-1].partition(":")  # [path:line]: the line the sentence stands on
+            note = (zh_notes / cited.removeprefix("/notes/")).read_text(encoding="utf-8")
+            assert sentence in note.splitlines()[int(number) - 1]
     assert "没有提到" not in final
 
 
@@ -517,3 +520,16 @@ def test_the_chinese_words_of_a_question_are_its_search_and_the_notes_it_cites_a
         assert "/notes/strict-mode.md" in final and "没有提到" not in final, question
     partly = talk(client, "重试、退避和量子计算是什么关系？", NOTE_TOOLS, ChineseNotes(zh_notes))[-1].output_text
     assert partly.startswith("根据你的笔记：\n- 只重试") and "你的笔记没有提到：量子计算。" in partly  # truly absent: said
+
+
+def test_a_chinese_question_is_cut_into_real_words_never_a_non_word(client, zh_notes):
+    # Regression (issue 28): "为什么写入要用户先批准？" was cut by a term table, the stop word 用 took the first
+    # character of 用户, and the answer said "你的笔记没有提到：户先" about a note that answers the question.
+    from course_lib.chinese_words import words
+
+    assert words("为什么写入要用户先批准？") == ["为什么", "写入", "要", "用户", "先", "批准", "？"]
+    assert key_terms("为什么写入要用户先批准？") == ["写入", "用户", "批准"]
+    assert key_terms("关于幂等键的笔记，最多五条") == ["幂等键"]  # a count is not a topic
+    assert key_terms("什么是量子计算？") == ["量子计算"]  # neighbouring words of the question's own: one topic
+    final = talk(client, "为什么写入要用户先批准？", NOTE_TOOLS, ChineseNotes(zh_notes))[-1].output_text
+    assert final.startswith("根据你的笔记：\n- 只有在一个人批准了这个确切的动作之后") and "没有提到" not in final

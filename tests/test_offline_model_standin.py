@@ -200,3 +200,43 @@ def test_the_command_line_serves_the_stand_in():
         server.terminate()
         server.wait(timeout=10)
         server.stderr.close()
+
+
+# ---- the local-server profile (as Ollama's /v1/responses answers) ------------------------------------------
+
+
+@pytest.fixture
+def local():
+    with client(standin_transport("local")) as c:
+        yield c
+
+
+def test_locally_calls_come_without_text_and_the_model_name_as_sent(local):
+    first, answer = read_and_answer(local)
+    assert [item.type for item in first.output] == ["function_call"] and first.model == "gpt-4.1"
+    assert first.output[0].arguments == '{"head": 3, "path": "/workspace/notes.txt"}'
+    assert TEXT in answer.output_text and answer.store is False
+
+
+def test_locally_previous_response_id_is_ignored_and_nothing_is_stored(local):
+    first = local.responses.create(model="gpt-4.1", input=TASK, tools=[TOOL])
+    call = first.output[0]
+    assert first.store is False
+    again = local.responses.create(model="gpt-4.1", previous_response_id=first.id, input="Thanks!", tools=[TOOL])
+    assert again.previous_response_id is None  # ignored, not refused: no state, no error
+    # The output alone, its call only in the ignored chain: a stateless server never saw that call.
+    # Ollama would answer without the context; the stand-in says so loudly, with the API's 400.
+    with pytest.raises(openai.BadRequestError, match="No tool call found for function call output"):
+        local.responses.create(model="gpt-4.1", previous_response_id=first.id, tools=[TOOL],
+                               input=[{"type": "function_call_output", "call_id": call.call_id, "output": TEXT}])
+
+
+def test_locally_tool_choice_is_ignored(local):
+    response = local.responses.create(model="gpt-4.1", input="Hello!", tools=[TOOL], tool_choice="required")
+    assert [item.type for item in response.output] == ["message"] and response.tool_choice == "auto"
+
+
+def test_an_unknown_profile_is_refused():
+    with pytest.raises(ValueError, match="unknown stand-in profile"):
+        with varying("remote"):
+            pass

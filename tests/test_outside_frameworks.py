@@ -120,7 +120,7 @@ def test_agents_sdk_with_our_notes_server_searches_reads_and_saves_a_gap(base_ur
             return answer, gap
 
     answer, gap = asyncio.run(main())
-    assert answer.final_output.startswith("From your notes:") and "[/notes/idempotency.md]" in answer.final_output
+    assert answer.final_output.startswith("From your notes:") and "[/notes/idempotency.md:" in answer.final_output  # [path:line]
     assert "Sources:" in answer.final_output
     # The notes server declares idempotency_key as required over MCP: the model fills it, so the save goes through.
     calls = [json.loads(item.raw_item.arguments) for item in gap.new_items

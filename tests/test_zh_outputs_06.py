@@ -61,9 +61,9 @@ def test_the_look_alike_labels_are_chinese_and_the_action_ids_line_up(zh):
 
 
 def test_the_executor_steps_and_the_audit_details_use_the_glossary_terms(zh):
-    assert zh["3f6b15c4"].startswith("允许列表:ok → 解析:ok → schema:ok → 权限:ok → 批准:APPROVAL_REQUIRED\n")
+    assert zh["3f6b15c4"].startswith("允许列表:成功 → 解析:成功 → schema:成功 → 权限:成功 → 批准:APPROVAL_REQUIRED\n")
     assert "执行器返回给应用的内容" in zh["3f6b15c4"] and "what the executor returns" not in zh["3f6b15c4"]
-    assert zh["a5c3e0d1"] == "允许列表:ok → 解析:ok → schema:ok → 权限:ok → 批准:APPROVAL_REQUIRED\n"
+    assert zh["a5c3e0d1"] == "允许列表:成功 → 解析:成功 → schema:成功 → 权限:成功 → 批准:APPROVAL_REQUIRED\n"
     audit = zh["ecb83d04"]
     assert "trace-0002 停在批准这一步" in audit and "FORBIDDEN          被人拒绝" in audit
     assert "stopped at" not in audit and "allowlist" not in zh["3f6b15c4"]
@@ -123,7 +123,7 @@ def test_written_and_replayed_are_chinese(zh_b):
 
 
 def test_the_injection_story_uses_the_glossary_terms(zh_b):
-    assert "3. 执行器检查了这次调用： 允许列表 ok, 解析 ok, schema ok, 权限 ok, 批准 APPROVAL_REQUIRED" in zh_b["ae1ef3cb"]
+    assert "3. 执行器检查了这次调用： 允许列表 成功、解析 成功、schema 成功、权限 成功、批准 APPROVAL_REQUIRED" in zh_b["ae1ef3cb"]
     assert "allowlist" not in zh_b["ae1ef3cb"]
     for cell in ("54e4e37f", "29867113"):
         assert "停在批准这一步" in zh_b[cell] and "stopped at" not in zh_b[cell]
@@ -132,7 +132,7 @@ def test_the_injection_story_uses_the_glossary_terms(zh_b):
 
 def test_what_the_model_read_is_labelled_in_chinese_and_quoted_as_sent(zh_b):
     out = zh_b["c7b8d9e0"]
-    assert "第 3 个请求携带 call_" in out and "→ ok，即邮件的文本" in out
+    assert "第 3 个请求携带 call_" in out and "→ 成功，即邮件的文本" in out
     assert "→ FORBIDDEN: the user rejected this action; do not retry it\n" in out  # what the model read, as sent
     assert out.endswith("携带了 APPROVAL_REQUIRED 的模型请求： 0\n") and "carries" not in out
 

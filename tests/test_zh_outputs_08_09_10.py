@@ -147,13 +147,16 @@ def test_09_the_english_edition_shows_no_chinese(en):
     assert en[CAPSTONE]["ebf88c7e"][1].startswith("C  arguments are often invalid — tasks: q22\n")
 
 
-def test_09_grounding_checks_the_negative_claim_and_is_fooled_by_a_reversed_answer(en, zh):
+def test_09_grounding_checks_the_negative_claim_and_judges_meaning_not_wording(en, zh):
     _, out = en[CAPSTONE]["8f1b3d5e"]
     assert "✗ 'Your notes do not mention: workflows.' → /notes/workflow-vs-agent.md does mention 'workflows'" in out
     assert out.count("✓ ") == 4  # q24's answer now: every claim grounded, no "not mentioned" line
-    fooled = en[CAPSTONE]["2c8e4a6d"][1]
-    assert fooled.startswith("✓ 'Independent reads must wait for each other") and "citation problems: none" in fooled
-    assert "should never overlap" in fooled  # what the note really says, printed beside it
+    assert "→ /notes/agent-loop-vs-tool-calling.md:2" in out  # each quote rests on the line it cites
+    judged = en[CAPSTONE]["2c8e4a6d"][1].splitlines()
+    assert judged[:2] == ["in other words: 1 claim(s)", "  ✓ \"Reads that don't depend on each other may run at the same ti\" → "
+                                                        "/notes/parallel-calls.md:4"]  # fmt: skip
+    assert judged[3].endswith("→ /notes/parallel-calls.md: line 4 says the opposite: 'concurrently', not 'wait'")
+    assert judged[4:] == ["a pleasantry only: 0 claim(s)"]
     metrics = en[CAPSTONE]["462bac64"][1]
     assert "claim grounding          51/51 = 100%" in metrics
     assert "陈述有据率" in zh[CAPSTONE]["462bac64"][1]
@@ -189,7 +192,8 @@ def test_09_the_chinese_evaluation_and_its_figures_are_stored_in_the_zh_twin(zh,
     assert "task completion          20/24 = 83%   tasks         q03, q04, q06, q23" in en[CAPSTONE]["462bac64"][1]
     grounded = zh[CAPSTONE]["8f1b3d5e"][1]
     assert "✗ '你的笔记没有提到：工作流。' → /notes/workflow-vs-agent.md 其实提到了 '工作流'" in grounded and "→ 轨迹" in grounded
-    fooled = zh[CAPSTONE]["2c8e4a6d"][1]
-    assert fooled.startswith("✓ '相互独立的读取必须等待，对同一条记录的两次写入可以重叠。' → /notes/parallel-calls.md")
-    assert "两次写入绝不能重叠" in fooled
+    judged = zh[CAPSTONE]["2c8e4a6d"][1].splitlines()
+    assert judged == ["换个说法：1 条陈述", "  ✓ '互不依赖的读取可以同时运行。' → /notes/parallel-calls.md:4", "意思反过来：1 条陈述",
+                      "  ✗ '相互独立的读取必须互相等待；对同一条记录的两次写入可以重叠。' → /notes/parallel-calls.md: 第 4 行说的正相反："
+                      "是“并发”，不是“等待”", "只有一句客套话：0 条陈述"]  # fmt: skip
     assert zh[CAPSTONE]["0a73168e"][1].startswith("通常的做法在这里也适用") and "来源：/notes/strict-mode.md" in zh[CAPSTONE]["0a73168e"][1]

@@ -374,7 +374,7 @@ def check_citation_correct(fn: Callable[[str, set[str]], bool]) -> bool:
                               truth=say("correct", "正确") if right else say("not", "不正确"),
                               hint=say(*mistake) if mistake else _citation_hint(case, right)))  # fmt: skip
     return passed(say("all {n} answers judged right: only Sources: and [path] count, and every cited note must have "
-                      "been read.", "{n} 个回答全部判断正确：只有 Sources: 和 [path] 算引用，而且每篇被引用的笔记都必须读过。",
+                      "been read.", "{n} 个回答全部判断正确：只有“来源：”行和 [path] 算引用，而且每篇被引用的笔记都必须读过。",
                       n=len(cases)))  # fmt: skip
 
 

@@ -37,13 +37,14 @@ class _ReadNote:
         return line if len(line) <= 60 else line[:59] + "…"
 
 
-def _sentences(text: str) -> list[str]:
-    """The note's sentences, verbatim, without its title, TODO lines and `Updated:` line."""
+def _sentences(text: str) -> list[tuple[int, str]]:
+    """The note's sentences, verbatim, each with the number of its line (1 is the file's first line),
+    without its title, TODO lines and `Updated:` line."""
     out = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
         if line and not line.startswith("#") and not _STUB_LINE.match(line) and not line.startswith("Updated:"):
-            out += [part for part in _SENTENCE_END.split(line) if part]
+            out += [(number, part) for part in _SENTENCE_END.split(line) if part]
     return out
 
 
@@ -78,16 +79,17 @@ def _final_moves(text: str, terms: list[str], done: list[_Done], last: _Done, re
 
 def _quoted_answer(terms: list[str], usable: list[_ReadNote], missing: list[str], stubs: list[_ReadNote],
                    lang: str = "en") -> str:  # fmt: skip
-    """Up to two sentences per note that hold the most key terms, each tagged with its note."""
+    """Up to two sentences per note that hold the most key terms, each tagged with its note and the
+    line it stands on: "- … [/notes/retries.md:2]"."""
     wanted = {token for term in terms for token in _tokens(term)}
     lines, cited = [say("from_notes", lang)], []
     for note in usable:
         sentences = _sentences(note.text)
         # The first sentence summarises the note, so it speaks about the title's terms too.
         about = 1 if _stems(note.title) & wanted else 0
-        scored = [(len(_stems(s) & wanted) + (about if i == 0 else 0), i) for i, s in enumerate(sentences)]
+        scored = [(len(_stems(s) & wanted) + (about if i == 0 else 0), i) for i, (_, s) in enumerate(sentences)]
         best = sorted(i for _, i in sorted((-n, i) for n, i in scored if n > 0)[:2])
-        lines += [f"- {sentences[i]} [{note.path}]" for i in best]
+        lines += [f"- {sentences[i][1]} [{note.path}:{sentences[i][0]}]" for i in best]
         cited += [note.path] if best else []
     if missing:
         lines.append(say("notes_silent", lang, terms=say("list_sep", lang).join(missing)))

@@ -137,7 +137,7 @@ def _flat_tools(body: dict) -> dict:
         if _get(tool, "type", f"tools[{i}]", str) == "function":
             function = _get(tool, "function", f"tools[{i}]", dict)
             tools.append({"type": "function", "strict": False, **function})  # non-strict unless it says so
-    choice = body.get("tool_choice", "auto")
+    choice = standin.tool_choice(body.get("tool_choice", "auto"))  # a local server ignores it (standin.local)
     if isinstance(choice, dict) and choice.get("type") == "function":
         choice = {"type": "function", "name": _get(_get(choice, "function", "tool_choice", dict), "name",
                                                    "tool_choice.function", str)}

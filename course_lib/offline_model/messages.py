@@ -200,6 +200,7 @@ def _policy(body: dict) -> tuple[str, list[dict], bool]:
                           "parameters": _field(tool, "input_schema", f"tools.{i}", dict),
                           "strict": tool.get("strict") is True})
     choice = _field(body, "tool_choice", "", dict, optional=True) or {"type": "auto"}
+    choice = {"type": "auto"} if standin.local() else choice  # Ollama's Messages ignore tool_choice (standin.local)
     kind = _field(choice, "type", "tool_choice", str)
     flat_choice: Any = {"auto": "auto", "any": "required", "none": "none"}.get(kind)
     if kind == "tool":

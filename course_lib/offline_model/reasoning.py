@@ -1,6 +1,6 @@
 """Reasoning models: a `reasoning` item before the output, and the 400 when it is not passed back.
 
-Under a reasoning-model name (`is_reasoning_model`: gpt-5…, o1…, o3…, o4…) every response's output
+Under a reasoning-model name (`is_reasoning_model`, in `course_lib.api_rules`: gpt-5…, gpt-6…, o1…, o3…, o4…) every response's output
 starts with a reasoning item in the SDK's shape (`ResponseReasoningItem`): `{"id": "rs_…",
 "type": "reasoning", "summary": []}`, no `status` (the real API refuses `status` on an input
 reasoning item, see `known_fields`, so an item passed back with `to_dict()` must not carry one).

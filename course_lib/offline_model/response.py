@@ -8,6 +8,7 @@ builds the Response (`response_object`). A body with a hosted `mcp` tool is answ
 
 from __future__ import annotations
 
+from course_lib.offline_model import standin
 from course_lib.offline_model.ids import for_request
 from course_lib.offline_model.plan import _decide
 from course_lib.offline_model.reasoning import check_input
@@ -47,7 +48,8 @@ def respond(body: dict) -> dict:
     items = _parse_input(body)  # alone first, so a 400 names this request's own input[i]
     if chained is not body["input"]:
         items = _parse_input({**body, "input": chained})
-    mode, allowed = _tool_policy(body, _parse_tools(body))
+    mode, allowed = _tool_policy({**body, "tool_choice": standin.tool_choice(body.get("tool_choice", "auto"))},
+                                 _parse_tools(body))  # a local server ignores tool_choice (standin.local)
     _check_pairs(items)
     items = check_input(items)  # reasoning items passed back where a reasoning model needs them (reasoning.py)
     ids = for_request(seed_of(body))

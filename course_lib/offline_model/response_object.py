@@ -116,6 +116,8 @@ def finish(body: dict, chained: list | str, ids: RequestIds, output: list[dict[s
                   "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
                   "total_tokens": input_tokens + output_tokens},
     })
-    if standin.active():
+    if standin.local():  # a local server: nothing stored, tool_choice not supported (standin.local)
+        response.update(store=False, tool_choice="auto")
+    elif standin.active():
         response["model"] = standin.dated(model)
     return remember(body, chained, apply_limit(response, limit))

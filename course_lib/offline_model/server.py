@@ -257,7 +257,7 @@ class _Handler(BaseHTTPRequestHandler):
         except _BadFraming as bad:
             return bad
         try:
-            with self.server.ids.answering(), (standin.varying() if self.server.vary else nullcontext()):
+            with self.server.ids.answering(), (standin.varying(self.server.vary) if self.server.vary else nullcontext()):
                 # this server's own count of requests (fresh ids, the same every run); the stand-in's variations
                 response = handle(httpx.Request(self.command, f"http://offline{self.path}", content=content))
             streamed = response if response.headers.get("content-type", "").startswith("text/event-stream") else None
@@ -340,8 +340,8 @@ def _server_error(message: str) -> dict:
 
 
 class OfflineModelServer(ThreadingHTTPServer):
-    """The offline model on a socket: a thread per connection, with the limits above (`vary=True`:
-    the stand-in, `standin`).
+    """The offline model on a socket: a thread per connection, with the limits above (`vary=True` or
+    `"hosted"`: the stand-in, `standin`; `"local"`: its local-server profile).
 
     Raises:
         OSError: the address cannot be bound (EADDRINUSE: the port is in use).
@@ -353,14 +353,16 @@ class OfflineModelServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], *, max_body_bytes: int = MAX_BODY_BYTES,
                  idle_timeout: float = IDLE_TIMEOUT, request_timeout: float = REQUEST_TIMEOUT,
-                 max_connections: int = MAX_CONNECTIONS, max_active: int = MAX_ACTIVE, vary: bool = False) -> None:  # fmt: skip
+                 max_connections: int = MAX_CONNECTIONS, max_active: int = MAX_ACTIVE, vary: bool | str = False) -> None:  # fmt: skip
         limits = dict(max_body_bytes=max_body_bytes, idle_timeout=idle_timeout, request_timeout=request_timeout,
                       max_connections=max_connections, max_active=max_active)  # fmt: skip
         if bad := [name for name, value in limits.items() if not value > 0]:
             raise ValueError(f"limits must be positive: {', '.join(bad)}")
         self.max_body_bytes, self.idle_timeout, self.request_timeout = max_body_bytes, idle_timeout, request_timeout
         self.max_connections, self.max_active = max_connections, max_active
-        self.vary = vary  # the stand-in: every answer varied as real models vary (standin.py)
+        self.vary = "hosted" if vary is True else vary or None  # the stand-in's profile (standin.py), or None
+        if self.vary is not None and self.vary not in standin.PROFILES:
+            raise ValueError(f"unknown stand-in profile {vary!r}; choose from {', '.join(standin.PROFILES)}")
         self.ids = Counter()  # a model instance of its own: its requests numbered from 0 (offline_model.ids)
         # The workers that read bodies and run the model (see MAX_ACTIVE). A fixed few threads
         # also keep the allocator's memory in a few per-thread arenas: when every connection's
@@ -440,7 +442,8 @@ def _run(server: OfflineModelServer) -> None:
         raise KeyboardInterrupt  # leave serve_forever the same way Ctrl-C does
 
     previous = signal.signal(signal.SIGTERM, stop) if in_main else None
-    which = "the stand-in (offline model, varied as real models vary)" if server.vary else "offline model"
+    which = {None: "offline model", "hosted": "the stand-in (offline model, varied as real models vary)",
+             "local": "the stand-in, local-server profile (offline model, varied as a local server answers)"}[server.vary]
     print(f"{which} listening on http://{host}:{port}/v1 (POST /v1/responses); "
           "Ctrl-C to stop", file=sys.stderr, flush=True)
     try:
@@ -465,9 +468,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--port", type=int, default=8765, help="port to listen on (0: any free port)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: local only)")
-    parser.add_argument("--vary", action="store_true",
+    parser.add_argument("--vary", nargs="?", const="hosted", choices=standin.PROFILES, default=None,
                         help="serve the stand-in: the same model varied as real models vary (dated model name, text "
-                             "before calls, reordered arguments, reworded answers; course_lib.offline_model.standin)")
+                             "before calls, reordered arguments, reworded answers; course_lib.offline_model.standin; "
+                             "`--vary local`: as a local server's /v1/responses answers, Ollama's)")
     limits = parser.add_argument_group("limits (each bounds what a client can make the server hold)")
     limits.add_argument("--max-body-bytes", type=int, default=MAX_BODY_BYTES,
                         help=f"largest request body; a larger one is answered 413 unread (default {MAX_BODY_BYTES})")
@@ -485,7 +489,7 @@ def main(argv: list[str] | None = None) -> None:
     if bad := [name for name, value in options.items() if not value > 0]:
         parser.error(f"--{bad[0].replace('_', '-')} must be positive")
     try:
-        server = OfflineModelServer((args.host, args.port), vary=args.vary, **options)
+        server = OfflineModelServer((args.host, args.port), vary=args.vary or False, **options)
     except OSError as exc:  # in use, or an address not this machine's: one line (no usage block), not a traceback
         print(f"{parser.prog}: " + say("error: cannot listen on {host}:{port} ({reason}); choose another --port",
                                       "错误：无法在 {host}:{port} 上监听（{reason}）；请换一个 --port",
@@ -496,10 +500,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 @contextmanager
-def running_server(*, vary: bool = False, host: str = "127.0.0.1", port: int = 0, **limits: Any) -> Iterator[str]:
+def running_server(*, vary: bool | str = False, host: str = "127.0.0.1", port: int = 0, **limits: Any) -> Iterator[str]:
     """A local server in a thread of this process for the block, on a free port (`port=0`); yields
     its base URL, `http://127.0.0.1:<port>/v1` (set it as OPENAI_BASE_URL, and without `/v1` as
-    ANTHROPIC_BASE_URL). `vary=True`: the stand-in (`standin`). Shut down and closed afterwards.
+    ANTHROPIC_BASE_URL). `vary=True`: the stand-in (`standin`), `vary="local"` its local-server
+    profile. Shut down and closed afterwards.
 
     Raises:
         OSError: the address cannot be bound.

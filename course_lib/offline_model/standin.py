@@ -22,12 +22,17 @@ against the openai and anthropic SDK types and under the same refusals (`course_
   ignored (a real model has no gullible mode), and a hosted `mcp` tool pointing at a server on this
   machine fails as a platform fails to reach it, HTTP 424 (a real platform cannot reach loopback).
 
-Reasoning items come with a reasoning model's name (`COURSE_MODEL=gpt-5`, `reasoning`), as offline;
+Reasoning items come with a reasoning model's name (`COURSE_MODEL=gpt-6-luna`, `reasoning`), as offline;
 ids are fresh for every request, as offline (`ids`).
+
+A second profile, `local`, answers as a local server's Responses endpoint does (Ollama's): no state
+(`previous_response_id` ignored, nothing stored), `tool_choice` ignored, calls without text beside
+them, the model name as sent; the answers are reworded and the arguments reordered as above.
 
 Use it through `course_lib.offline_model.standin_transport()` (in-process, an httpx transport) or
 `python -m course_lib.offline_model --vary --port 8766` (a real HTTP server; `running_server(vary=True)`
-starts one in a thread). Within `varying()`, every answer of the offline model is varied.
+starts one in a thread; `--vary local` / `vary="local"` for the local profile). Within `varying()`,
+every answer of the offline model is varied.
 """
 
 from __future__ import annotations
@@ -36,20 +41,29 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 from course_lib.offline_model.wording import language
 
-_ACTIVE: ContextVar[bool] = ContextVar("offline_model_standin", default=False)
+PROFILES = ("hosted", "local")
+_ACTIVE: ContextVar[str | None] = ContextVar("offline_model_standin", default=None)
 
 
 @contextmanager
-def varying() -> Iterator[None]:
-    """Within the block, the offline model answers as the stand-in (the transport and the server wrap each answer)."""
-    token = _ACTIVE.set(True)
+def varying(profile: str = "hosted") -> Iterator[None]:
+    """Within the block, the offline model answers as the stand-in (the transport and the server wrap
+    each answer): `"hosted"`, a hosted API's model (the variations above), or `"local"`, a local
+    server's Responses endpoint as Ollama's answers (`local`).
+
+    Raises:
+        ValueError: an unknown profile.
+    """
+    if profile not in PROFILES:
+        raise ValueError(f"unknown stand-in profile {profile!r}; choose from {', '.join(PROFILES)}")
+    token = _ACTIVE.set(profile)
     try:
         yield
     finally:
@@ -57,8 +71,25 @@ def varying() -> Iterator[None]:
 
 
 def active() -> bool:
-    """Whether the answer being made now is the stand-in's."""
-    return _ACTIVE.get()
+    """Whether the answer being made now is the stand-in's (either profile)."""
+    return _ACTIVE.get() is not None
+
+
+def local() -> bool:
+    """Whether the stand-in answers as a local server does. As Ollama's `/v1/responses` (v0.13.3+,
+    `openai/responses.go` and `docs/api/openai-compatibility.mdx` read at the source, 2026-08):
+    stateless — `previous_response_id` is ignored without an error (the request's own `input` is all
+    the model sees) and nothing is stored (`store: false` in the response); `tool_choice` is not
+    supported (ignored: the model is always free, and the response says "auto"); a response with calls
+    holds only the calls (the text the model wrote beside them is dropped); the model name is echoed as
+    sent. (vLLM, by contrast, stores nothing unless VLLM_ENABLE_RESPONSES_API_STORE=1 and answers a
+    `previous_response_id` with 404 "Response with id '…' not found."; it honours tool_choice.)"""
+    return _ACTIVE.get() == "local"
+
+
+def tool_choice(choice: Any) -> Any:
+    """The `tool_choice` the model obeys: as sent, or "auto" on a local server that does not support it."""
+    return "auto" if local() else choice
 
 
 # ---- the model name -----------------------------------------------------------------------------------
@@ -136,7 +167,7 @@ def _pick(options: tuple[str, ...], seed: str) -> str:
     return options[int(hashlib.sha256(seed.encode("utf-8")).hexdigest(), 16) % len(options)]
 
 
-def reword(text: str, quoted: list[str] = ()) -> str:  # type: ignore[assignment]
+def reword(text: str, quoted: Iterable[str] = ()) -> str:
     """`text` (an answer of the offline model) as another model would put it: the lead-in sentences
     rephrased (only whole lines that are not part of a quoted tool output, `quoted`), markdown, and a
     closing line in the answer's language."""
@@ -163,11 +194,11 @@ def preamble(calls: list[tuple[str, dict]], lang: str) -> str:
 
 
 def free_choice(tool_choice: Any) -> bool:
-    """Whether `tool_choice` leaves the model free to write text before a call (auto, or none given)."""
+    """Whether `tool_choice` leaves the model free to write text before a call: absent, "auto", or
+    allowed tools in "auto" mode."""
     if tool_choice is None or tool_choice == "auto":
         return True
-    return isinstance(tool_choice, dict) and tool_choice.get("type") in ("auto",) or (
-        isinstance(tool_choice, dict) and tool_choice.get("type") == "allowed_tools" and tool_choice.get("mode") == "auto")
+    return isinstance(tool_choice, dict) and tool_choice.get("type") == "allowed_tools" and tool_choice.get("mode") == "auto"
 
 
 def latest_user_language(messages: Any) -> str:
@@ -211,6 +242,8 @@ def vary_responses(body: dict, items: list[dict], output: list[dict], structured
     """A Responses output as the stand-in gives it (before reasoning is added): arguments reordered,
     answers reworded (unless `structured`), a message before the calls when the choice is free."""
     quoted = _tool_texts(items)
+    if local() and any(item["type"] == "function_call" for item in output):
+        output = [item for item in output if item["type"] != "message"]  # Ollama: calls only, no text beside them
     varied = []
     for item in output:
         if item["type"] == "function_call":
@@ -221,7 +254,7 @@ def vary_responses(body: dict, items: list[dict], output: list[dict], structured
             item = {**item, "content": content}
         varied.append(item)
     calls = [(item["name"], json.loads(item["arguments"])) for item in varied if item["type"] == "function_call"]
-    if calls and not any(item["type"] == "message" for item in varied) and free_choice(body.get("tool_choice")):
+    if calls and not local() and not any(item["type"] == "message" for item in varied) and free_choice(body.get("tool_choice")):
         first = next(i for i, item in enumerate(varied) if item["type"] == "function_call")
         lead = {"type": "message", "id": "msg_" + hashlib.sha256(varied[first]["id"].encode()).hexdigest()[:24],
                 "role": "assistant", "status": "completed",
@@ -240,13 +273,14 @@ def vary_chat(body: dict, items: list[dict], completion: dict, structured: bool)
         message["tool_calls"] = [{**call, "function": {**call["function"],
                                   "arguments": arguments_text(json.loads(call["function"]["arguments"]))}}
                                  for call in calls]  # fmt: skip
-        if message.get("content") is None and free_choice(body.get("tool_choice")):
+        if message.get("content") is None and not local() and free_choice(body.get("tool_choice")):
             pairs = [(call["function"]["name"], json.loads(call["function"]["arguments"])) for call in calls]
             message["content"] = preamble(pairs, latest_user_language(body.get("messages")))
     elif isinstance(message.get("content"), str) and not structured:
         message["content"] = reword(message["content"], _tool_texts(items))
     choice = {**completion["choices"][0], "message": message}
-    return {**completion, "model": dated(completion["model"]), "created": now(), "choices": [choice],
+    return {**completion, "model": completion["model"] if local() else dated(completion["model"]), "created": now(),
+            "choices": [choice],
             "system_fingerprint": "fp_" + hashlib.sha256(completion["model"].encode()).hexdigest()[:10]}
 
 
@@ -263,8 +297,8 @@ def vary_message(body: dict, items: list[dict], message: dict, structured: bool)
         content.append(block)
     uses = [(block["name"], block["input"]) for block in content if block["type"] == "tool_use"]
     choice = (body.get("tool_choice") or {}).get("type", "auto") if isinstance(body.get("tool_choice"), (dict, type(None))) else "auto"
-    if uses and not any(block["type"] == "text" for block in content) and choice == "auto":
+    if uses and not local() and not any(block["type"] == "text" for block in content) and choice == "auto":
         first = next(i for i, block in enumerate(content) if block["type"] == "tool_use")
         content.insert(first, {"type": "text", "text": preamble(uses, latest_user_language(body.get("messages"))),
                                "citations": None})
-    return {**message, "model": dated(message["model"]), "content": content}
+    return {**message, "model": message["model"] if local() else dated(message["model"]), "content": content}

@@ -26,6 +26,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from course_lib.offline_model import standin
 from course_lib.offline_model.validation import BadRequest, _get
 
 CAPACITY = 512
@@ -48,7 +49,7 @@ def chained_input(body: dict) -> list[dict[str, Any]] | str:
     """
     previous = _get(body, "previous_response_id", "", str, optional=True)
     raw = _get(body, "input", "", (str, list))
-    if previous is None:
+    if previous is None or standin.local():  # a local server keeps no state and ignores the id (standin.local)
         return raw
     with _lock:
         earlier = _stored.get(previous)
@@ -61,6 +62,8 @@ def chained_input(body: dict) -> list[dict[str, Any]] | str:
 def remember(body: dict, items: list[dict[str, Any]] | str, response: dict[str, Any]) -> dict[str, Any]:
     """Store `response` under its id (unless the request said `store: false`); return it with
     `previous_response_id` echoed, as the real API does."""
+    if standin.local():
+        return {**response, "previous_response_id": None}
     response = {**response, "previous_response_id": body.get("previous_response_id")}
     if body.get("store") is not False:
         chain = [*_as_items(items), *response["output"]]

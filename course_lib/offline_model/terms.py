@@ -2,13 +2,15 @@
 
 The notes assistant searches with these terms and checks whether the notes it read mention them.
 
-Chinese has no spaces between words. A Chinese question is cut by longest match against a small,
-explicit table of the course's concepts (`ZH_TERMS`: 幂等键, 批准, 重试, …; one term per concept as in
-`notebooks/zh-CN/GLOSSARY.md`, plus common variants) and a list of Chinese function words
-(`_ZH_STOP`). `key_terms` keeps each concept in its glossary form (审批 → 批准, 失败的 → 失败) and
-any other run of two or more characters as written ("量子计算"): a Chinese question is searched in
-Chinese, and the notes search matches it by character bigrams (`course_lib.words.tokens`), so the
-zh-CN edition's Chinese notes are found, read and quoted.
+Chinese has no spaces between words. A Chinese question is cut into words by a real segmenter
+(`course_lib.chinese_words`: jieba's dictionary, with the course's concepts of `ZH_TERMS` added so
+each stays one word: 幂等键, 智能体循环, …; one term per concept as in `notebooks/zh-CN/GLOSSARY.md`,
+plus common variants), and Chinese function words (`_ZH_STOP`) are dropped. `key_terms` keeps each
+concept in its glossary form (审批 → 批准, 失败的 → 失败) and any other word of two or more characters
+as written ("量子计算"; neighbouring words of the question's own are one topic), never a fragment
+such as "户先" that a table cut out of "用户先批准": a Chinese question is searched in Chinese, and
+the notes search matches it by character bigrams (`course_lib.words.tokens`), so the zh-CN edition's
+Chinese notes are found, read and quoted.
 
 Notes written in English hold none of those bigrams. `bridged_terms` gives the same question's
 concepts as the English words the English notes use (幂等键 → idempotency key): the assistant
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from course_lib.chinese_words import Segmenter
 from course_lib.words import WORD as _WORD
 from course_lib.words import stem as _stem
 from course_lib.words import tokens as _tokens
@@ -83,37 +86,35 @@ _ZH_STOP = frozenset("""
     发生 关系 联系 影响 使用 区分 属于 为 能否 是否 时机 情况 场景 问题 事 东西 方面 部分 内容
     之 其 而 并 且 从 到 向 当 该 此 每 各 哪一 对于 一些 一种 还有 具体 例子 举例 呢 嗯 下 吗 么 记 已 写
     必须 成为 足以 来 解决 处理 通过 设为 设成 一次 两次 到底 究竟 什么时候 时间 要求 不知道 防止 避免 系统
+    帮助 有帮助 找出 找到 怎么办 哪些 还有什么 什么样 怎么样 为啥 干什么 一些 所有 全部 东西 一起
 """.split())
-_ZH_WORDS = {**dict.fromkeys(_ZH_STOP, ""), **ZH_TERMS}
-_ZH_LONGEST = max(map(len, _ZH_WORDS))
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
 def _chinese_terms(run: str, bridge: bool = False) -> list[tuple[int, str]]:
-    """(offset, term) in a run of Chinese characters: concepts by longest match (in their glossary
-    form, or with `bridge` as their English words), stop words dropped, and any other stretch of two
-    or more characters kept as written."""
-    found, i, unknown = [], 0, ""
-
-    def flush(at: int) -> None:
-        if len(unknown) > 1:
-            found.append((at - len(unknown), unknown))
-
-    while i < len(run):
-        word = next((run[i : i + n] for n in range(_ZH_LONGEST, 0, -1) if run[i : i + n] in _ZH_WORDS), None)
-        if word is None:
-            unknown += run[i]
-            i += 1
-            continue
-        flush(i)
-        unknown = ""
-        if not bridge and word in ZH_TERMS:
-            found.append((i, _ZH_VARIANTS.get(word, word)))
+    """(offset, term) in a run of Chinese characters, cut into words by the segmenter
+    (`course_lib.chinese_words`, with the concepts of `ZH_TERMS` in its dictionary): a concept in its
+    glossary form (with `bridge`, as its English words); a stop word, a count ("五条") or a single
+    character dropped; other words kept as written, neighbours joined into one topic ("量子" + "计算"
+    → "量子计算"). "用户先批准" → 用户, 批准: never a non-word such as "户先"."""
+    found: list[tuple[int, str]] = []
+    joined = False  # the last term found is a word of the question's own, which a next one may extend
+    for at, word in _SEGMENTER.chinese_words(run):
+        if word in ZH_TERMS:
+            found += [(at, _ZH_VARIANTS.get(word, word))] if not bridge else [(at, e) for e in ZH_TERMS[word].split()]
+            joined = False
+        elif word in _ZH_STOP or len(word) < 2 or _COUNT.fullmatch(word):
+            joined = False
+        elif joined and found and found[-1][0] + len(found[-1][1]) == at:
+            found[-1] = (found[-1][0], found[-1][1] + word)
         else:
-            found += [(i, english) for english in _ZH_WORDS[word].split()]
-        i += len(word)
-    flush(i)
+            found.append((at, word))
+            joined = True
     return found
+
+
+_SEGMENTER = Segmenter(sorted(ZH_TERMS, key=len, reverse=True))  # the concepts are words of their own
+_COUNT = re.compile(r"[\d一二两三四五六七八九十百千几]+[条篇个次项份遍轮]?")
 
 
 # Words that ask about a topic without naming one ("When should I *set* …", "how is A *different* from
@@ -122,7 +123,8 @@ def _chinese_terms(run: str, bridge: bool = False) -> list[tuple[int, str]]:
 _ASKING_WORDS = frozenset("""
     set sets setting different differ differs happen happens happened enough stop stops twice once reach
     reaches work works working use used using make makes matter matters important way ways thing things
-""".split())
+    到达 达到 做到 起作用 工作 用到 发挥 进行 带来 导致
+""".split())  # the second line: the same asking words in Chinese
 _ASKING_STEMS = frozenset(map(_stem, _ASKING_WORDS))
 # One concept, two names in this course: a tool call is a `function_call`, its result goes back as
 # `function_call_output`. A note that says "function calls" does mention tool calls.

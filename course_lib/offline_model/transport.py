@@ -18,18 +18,21 @@ from course_lib.offline_model.ids import Counter
 from course_lib.offline_model.server import handle
 
 
-def offline_transport(*, vary: bool = False) -> httpx.MockTransport:
+def offline_transport(*, vary: bool | str = False) -> httpx.MockTransport:
     """An httpx transport that answers in-process with a new instance of the offline model
-    (`vary=True`: the stand-in, varied as real models vary, `standin`)."""
+    (`vary=True`: the stand-in, varied as real models vary, `standin`; `vary="local"`: its
+    local-server profile)."""
+    profile = "hosted" if vary is True else vary or None
     counter = Counter()
 
     def answer(request: httpx.Request) -> httpx.Response:
-        with counter.answering(), (standin.varying() if vary else nullcontext()):
+        with counter.answering(), (standin.varying(profile) if profile else nullcontext()):
             return handle(request)
 
     return httpx.MockTransport(answer)
 
 
-def standin_transport() -> httpx.MockTransport:
-    """An httpx transport that answers in-process with a new instance of the stand-in (`standin`)."""
-    return offline_transport(vary=True)
+def standin_transport(profile: str = "hosted") -> httpx.MockTransport:
+    """An httpx transport that answers in-process with a new instance of the stand-in (`standin`;
+    `profile="local"`: as a local server answers)."""
+    return offline_transport(vary=profile)
