@@ -195,17 +195,23 @@ def check_kinds(answer: dict[str, str]) -> bool:
 # ---- exercise 2: the final answer's text --------------------------------------------------------
 
 
+def _message(response: dict[str, Any]) -> dict[str, Any]:
+    """The response's message item (wherever the model put it)."""
+    return next(item for item in response["output"] if item.get("type") == "message")
+
+
 def _pieces() -> dict[str, Any]:
     """The real items the cases are made of: from a one-call run and a two-call run."""
     one = _record(TASKS[0])
     two = _record(TWO_READS)
-    message = one["response_2"]["output"][0]
-    head, sep, rest = two["response_2"]["output"][0]["content"][0]["text"].partition("\n\n")
-    part = two["response_2"]["output"][0]["content"][0]
+    message = _message(one["response_2"])  # by type: a reasoning model puts a reasoning item first
+    second_message = _message(two["response_2"])
+    head, sep, rest = second_message["content"][0]["text"].partition("\n\n")
+    part = second_message["content"][0]
     thought = "The tool returned 20 lines; quote them and name the tool."
     return {
         "one": one, "two": two, "call": _call(one), "message": message,
-        "second_message": two["response_2"]["output"][0],
+        "second_message": second_message,
         "two_parts": [dict(part, text=head + sep), dict(part, text=rest)],
         # A refusal part and a reasoning item, in the SDK's own shapes (ResponseOutputRefusal,
         # ResponseReasoningItem): neither is answer text, and output_text leaves both out.
