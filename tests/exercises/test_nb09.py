@@ -275,7 +275,7 @@ def _cited(answer):
     for line in answer.splitlines():
         if line.startswith("Sources:"):
             cited += [p.strip() for p in line.removeprefix("Sources:").split(",") if p.strip()]
-        if tag := re.fullmatch(r"- .+ \[(/\S+)\]", line.strip()):
+        if tag := re.fullmatch(r"- .+ \[(/[^\]\s:]+)(?::[^\]\s]*)?\]", line.strip()):  # [path] or [path:line]
             cited.append(tag.group(1))
     return list(dict.fromkeys(cited))
 
@@ -294,11 +294,12 @@ CITATION_WRONG = {  # a mistake learners make → words the check's message must
                                                        for p in line.removeprefix("Sources: ").split(",")} <= read,
         "split the Sources line at commas and strip the spaces"),
 }  # fmt: skip
-CITATION_RIGHT = {  # other correct answers: the library's own parser, a regex over the whole text
-    "the library's parser": lambda answer, read: bool(cited_sources(answer)) and set(cited_sources(answer)) <= read,
+CITATION_RIGHT = {  # another correct answer: regexes over the whole text
+    # (The evaluation's own reader, evaluation.cited_sources, was one too until it kept only note-shaped paths:
+    # "Sources: /notes/retries" cites nothing for it, while the exercise counts that path, which was never read.)
     "regexes over the whole answer": lambda answer, read: (lambda cited: bool(cited) and cited <= read)(
         {p.strip() for m in re.finditer(r"^Sources:(.*)$", answer, re.M) for p in m.group(1).split(",") if p.strip()}
-        | set(re.findall(r"^- .+ \[(/[^\]\s]+)\]\s*$", answer, re.M))),
+        | set(re.findall(r"^- .+ \[(/[^\]\s:]+)(?::[^\]\s]*)?\]\s*$", answer, re.M))),
 }  # fmt: skip
 
 
