@@ -78,9 +78,10 @@ _LIBRARY_ROOTS = tuple({str(Path(p).resolve()) for p in (sysconfig.get_paths()["
 
 def is_learner_code(filename: str) -> bool:
     """True for code that is neither the course's library nor Python's or an installed package's:
-    a notebook cell (`/tmp/ipykernel_…/….py`, `<ipython-input-…>`), a learner's own module, a test."""
-    if filename.startswith("<"):
-        return filename.startswith(("<ipython-input", "<stdin>", "<string>"))
+    a notebook cell (`/tmp/ipykernel_…/….py`, `<ipython-input-…>`), a learner's own module, a test,
+    code compiled at run time (`<string>`)."""
+    if filename.startswith("<"):  # <ipython-input-…>, <stdin>, <string>: code typed or built at run time
+        return not filename.startswith("<frozen")
     try:
         path = str(Path(filename).resolve())
     except (OSError, ValueError):

@@ -20,7 +20,6 @@ from course_lib.exercises.nb04b import calls_from_stream, check_calls_from_strea
 from course_lib.exercises.nb04c import check_to_messages, to_messages
 from course_lib.exercises.nb06 import check_make_action_id
 from course_lib.exercises.nb10 import check_action_id
-from course_lib.exercises.offline import model_name
 
 
 def _refused(check, answer, capsys, *words):
@@ -140,25 +139,11 @@ def test_approval_ids_of_8_bits_in_06_and_4_bits_in_10_are_refused(capsys):
 
 
 def test_04b_ex2_a_right_answer_passes_and_the_with_block_shortcut_fails(capsys):
-    def returns_at_completed(client, context):
-        text = ""
-        for event in client.responses.create(model=model_name(), input=context, stream=True):
-            if event.type == "response.output_text.delta":
-                text += event.delta
-            elif event.type == "response.completed":
-                return text
-        return text
-
-    def shortcut_in_a_with_block(client, context):
-        with client.responses.create(model=model_name(), input=context, stream=True) as stream:
-            for event in stream:
-                if event.type == "response.output_text.done":
-                    return event.text
-        return ""
+    from test_nb04b_corpus import closed_at_output_text_done, returns_at_completed
 
     assert check_stream_answer(returns_at_completed) is True
     assert "never reached" not in capsys.readouterr().out
-    _refused(check_stream_answer, shortcut_in_a_with_block, capsys, "stopped reading at response.output_text.done",
+    _refused(check_stream_answer, closed_at_output_text_done, capsys, "stopped reading at response.output_text.done",
              "response.completed never reached it")
 
 
