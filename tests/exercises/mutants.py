@@ -205,7 +205,7 @@ def data_mutants(reference: Any, choices: dict[str, list[Any]] | None = None) ->
     made = []
     if isinstance(reference, dict):
         for key, value in reference.items():
-            for other in (choices or {}).get(key, []):
+            for other in (choices or {}).get(key, (choices or {}).get("*", [])):
                 if other != value:
                     made.append(Mutant(f"{key}={other!r}", f"{key}: {other!r}", {**reference, key: other}))
             made.append(Mutant(f"drop {key}", f"{key} left out", {k: v for k, v in reference.items() if k != key}))
