@@ -93,10 +93,10 @@ def unassigned(name: str, signature: str, *, through: str = "answer") -> str:
               say("pass the function itself ({name}, without parentheses) to the check",
                   "把函数本身（{name}，不带括号）传给检查", name=name))  # fmt: skip
     if found is not None and not is_starter(found):
-        given = "answer" if through == "answer" else say("what the check was given", "传给检查的")
+        given = say("answer", " answer ") if through == "answer" else say("what the check was given", "传给检查的")
         return say("You defined {name}, but {given} is still ...: {set_it} and run the cell again.",
                    "你已经定义了 {name}，但{given}仍然是 ...：{set_it}，再运行这个单元格。", name=name, set_it=set_it,
-                   given=given if through != "answer" else say("answer", " answer "))
+                   given=given)
     if found is not None:
         return say("Not answered yet: {name} is still the starter (its body is only ...). Write its body, then "
                    "{set_it} and run the cell again.",

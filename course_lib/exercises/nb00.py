@@ -28,10 +28,10 @@ from typing import Any
 from openai.types.responses import Response
 
 from course_lib.arguments import quote
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import (as_dict, difference, passed_a_call, raised, returned_early, shown, type_name,
                                            unassigned)
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import offline_course
 from course_lib.lang import say
 

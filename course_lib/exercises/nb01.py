@@ -35,9 +35,9 @@ from jsonschema import Draft202012Validator, SchemaError
 from course_lib.arguments import ArgumentsError, parse_read_args, quote
 from course_lib.api_rules import strict_schema_portability
 from course_lib.declarations import strict_schema_problems
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, not_json, raised, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 

@@ -21,9 +21,9 @@ from typing import Any
 from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.arguments import ArgumentsError, parse_read_args
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 

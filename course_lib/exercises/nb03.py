@@ -35,9 +35,9 @@ from anyio.from_thread import start_blocking_portal
 from mcp.shared.exceptions import MCPError
 
 from course_lib.connection import McpConnection, WireMessage
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import language, say
 
 RECORDED_CALLS: list[tuple[str, dict[str, Any]]] = [

@@ -23,9 +23,9 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from course_lib import node_tools
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 
 # ---- exercise 1: predict the reference server ---------------------------------------------------

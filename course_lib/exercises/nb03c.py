@@ -33,9 +33,9 @@ from anyio.from_thread import start_blocking_portal
 from mcp.shared.exceptions import MCPError
 
 from course_lib.connection import HttpExchange, McpConnection
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 
 # ---- exercise 1: session_to_send ----------------------------------------------------------------

@@ -31,10 +31,10 @@ from openai.types.responses import Response
 
 from course_lib.api_rules import is_reasoning_model, responses_input_problems
 from course_lib.arguments import json_type_name
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import (as_dict, not_json, passed_a_call, raised, returned_early,
                                            shown, type_name, unassigned)
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 from course_lib.loop import execute_call, feedback_item

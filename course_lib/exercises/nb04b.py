@@ -31,10 +31,10 @@ from typing import Any
 import httpx
 import openai
 
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import (as_dict, difference, passed_a_call, raised, returned_early, same,
                                            shown, type_name, unassigned)
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb04 import ONE_CALL, TWO_CALLS
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say

@@ -33,9 +33,9 @@ from openai.types.responses import ResponseFunctionToolCall
 
 from course_lib.api_rules import messages_order_problems
 from course_lib.arguments import json_type_name
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import not_json, passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import anthropic_model_name, model_name, offline_anthropic, offline_client
 from course_lib.lang import say
 

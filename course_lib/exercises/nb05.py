@@ -28,10 +28,10 @@ import anyio
 from anyio.from_thread import start_blocking_portal
 from pydantic import BaseModel, ConfigDict
 
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import passed_a_call, raised, shown, type_name, unassigned
 from course_lib.execution import Execution, Executor, Session, Tool, ToolError
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 from course_lib.retry import RetryPolicy, execute_with_retries, retry_verdict
 

@@ -35,9 +35,9 @@ from typing import Any
 from anyio.from_thread import start_blocking_portal
 
 from course_lib.approval import action_id
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import difference, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.ids import forgery_problem, size_words
 from course_lib.lang import language, say
 

@@ -29,9 +29,9 @@ from typing import Any
 
 import anyio
 
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb06 import _drop_coroutine, _on_fresh_workspaces, _raised, _Said, _shown
 from course_lib.lang import say
 

@@ -32,10 +32,10 @@ from openai.types.responses import Response
 from pydantic import BaseModel, ConfigDict
 
 from course_lib.arguments import ReadTextFileArgs
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name, unassigned
 from course_lib.execution import CallContext, Executor, Session, Tool
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import language, say
 from course_lib.parallel import Call, execute_batch
 

@@ -15,9 +15,9 @@ import difflib
 from collections.abc import Iterator, Mapping, Set
 from typing import Any
 
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import raised, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import offline_course
 from course_lib.explorer import GROUP_NAMES_ZH, GROUPS, PANELS, Explorer, Snapshot
 from course_lib.lang import say

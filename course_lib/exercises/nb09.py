@@ -32,9 +32,9 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 
 _LEARNER_ERRORS = (Exception, SystemExit)  # whatever the learner's function raises, except Ctrl-C

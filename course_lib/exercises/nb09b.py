@@ -33,9 +33,9 @@ from typing import Any
 import mcp_types
 
 from course_lib.connection import WireMessage
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import model_name, offline_client, offline_course
 from course_lib.frameworks.keep_failure import keep_failure as _reference_keep_failure
 from course_lib.frameworks.bench import Run

@@ -18,12 +18,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from course_lib.approval import Approvals
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import difference, raised, shown
 from course_lib.exercises.ids import forgery_problem, size_words
 from course_lib.exercises.nb10._common import ALICE, _case, _function, _returned, _run
 from course_lib.execution import CallContext, Execution, Executor, Session, Tool
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 
 

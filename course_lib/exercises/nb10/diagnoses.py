@@ -18,9 +18,9 @@ import unicodedata
 from typing import Any
 
 from course_lib.drills import ANSWERS, EXERCISE_TRACES
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.failure_table import CHECKS_ZH, DIAGNOSIS_ROWS, ROWS
 from course_lib.lang import say
 

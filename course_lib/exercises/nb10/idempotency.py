@@ -16,11 +16,11 @@ from typing import Any
 import anyio
 
 from course_lib.approval import IdempotencyConflict
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, not_answered, passed
 from course_lib.exercises.answers import raised, same, shown, type_name
 from course_lib.exercises.nb10._common import ALICE, _case, _run, _SaveArgs
 from course_lib.execution import CallContext, Executor, Tool, ToolError
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 from course_lib.retry import RetryPolicy, execute_with_retries
 

@@ -12,9 +12,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, shown
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb10._common import CASE_LABELS_ZH, _function, _returned
 from course_lib.lang import say
 

@@ -17,9 +17,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from course_lib.broken_traces import THREE_READS
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import as_dict, raised, same, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb10._common import Label, _case, _function, _returned
 from course_lib.lang import say
 

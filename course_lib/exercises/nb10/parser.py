@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from course_lib.arguments import ArgumentsError, parse_arguments_text
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, same, shown
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb10._common import READ, _case, _function, _returned
 from course_lib.lang import say
 

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import difference, raised, shown
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb10._common import _case, _function, _returned
 from course_lib.exercises.nb10.pairing import _offline_client
 from course_lib.lang import language, say

@@ -19,11 +19,11 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib.arguments import ReadTextFileArgs
 from course_lib.broken_traces import THREE_READS
-from course_lib.exercises.guard import guard_checks
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, type_name
 from course_lib.exercises.nb10._common import ALICE, READ, Label, _case, _function, _returned, _run, _SaveArgs
 from course_lib.execution import CallContext, Execution, Executor, Tool
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 from course_lib.parallel import Call
 
