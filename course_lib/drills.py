@@ -34,6 +34,7 @@ from typing import Any
 from course_lib.broken_traces import TRACES, regenerate, traces_dir
 from course_lib.execution import step_label
 from course_lib.exercises import failed, not_answered, passed
+from course_lib.exercises.guard import guard_checks
 from course_lib.failure_table import CHECKS_ZH, ROWS
 from course_lib.lang import display_width, language, pad, say
 from course_lib.notes_store import AUDIT_HEADERS, AUDIT_HEADERS_ZH
@@ -355,8 +356,10 @@ def check_diagnoses(answers: dict[str, tuple[str, str]]) -> bool:
             return failed(say(f"Not answered yet: {name} still needs (row letter, first check).",
                               f"还没有作答：{name} 还需要 (行字母, 先检查的项)。"))
         if not (isinstance(given, tuple | list) and len(given) == 2 and all(isinstance(x, str) for x in given)):
-            return failed(say(f"{name}: give a pair (row letter, first check), e.g. (\"D\", \"call_id\"); got {given!r}.",
-                              f"{name}：请给出一对 (行字母, 先检查的项)，例如 (\"D\", \"call_id\")；你给的是 {given!r}。"))
+            return failed(say(f"{name}: give a pair (row letter, first check), e.g. (\"A\", \"call trace\") as for the "
+                              f"worked example; got {given!r}.",
+                              f"{name}：请给出一对 (行字母, 先检查的项)，例如讲解过的例子的 (\"A\", \"call trace\")；"
+                              f"你给的是 {given!r}。"))
         letter, check = given[0].strip().upper(), given[1].strip()
         expected = ANSWERS[name]
         if letter not in ROWS:
@@ -385,6 +388,9 @@ def _glossed(check: str) -> str:
 
 
 SOLUTION: dict[str, tuple[str, str]] = {name: (ANSWERS[name].row, ANSWERS[name].check) for name in EXERCISE_TRACES}
+
+
+guard_checks(globals())
 
 
 def main(argv: list[str] | None = None) -> None:

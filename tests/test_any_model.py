@@ -44,11 +44,7 @@ CELL_TIMEOUT = 600  # seconds; a cell that waits on a model that never answers f
 
 # The notebooks that stop today on the stand-in, each with (a stable part of) the first line of its error.
 # Remove a line once its notebook runs to the end; `test_every_notebook_runs_on_another_model` says which.
-STOPS: dict[tuple[str, str], str] = {
-    # The exercise check (course_lib/exercises/nb04b.py `_streams`) reads `.call_id` of every output item of
-    # its own offline stream, which starts with a reasoning item when COURSE_MODEL names a reasoning model.
-    ("zh-CN", "04b_streaming_the_call_arrives_in_pieces"): "AttributeError: 'ResponseReasoningItem' object has no attribute 'call_id'",
-}  # fmt: skip
+STOPS: dict[tuple[str, str], str] = {}
 
 
 class KnownStop(Exception):

@@ -16,7 +16,9 @@ a check prints or returns.
 
 Why the stack and not a decorator on each check: the checks are plain functions in fifteen
 modules that change often; reading the running function's name needs no edit in any of them, and
-a check added tomorrow is recorded without anyone remembering to mark it.
+a check added tomorrow is recorded without anyone remembering to mark it. (Each module does put its
+checks under `guard.guard_checks` with one line at its end: the time limit and the bound on
+printing; a verdict the guard gives itself, a timeout, is recorded under `running_exercise()`.)
 """
 
 from __future__ import annotations
@@ -37,16 +39,28 @@ _NOTEBOOK_MODULE = re.compile(r"course_lib\.exercises\.(nb\w+)")
 
 def passed(message: str) -> bool:
     """Report a right answer."""
-    print(f"✓ {message}")
+    _say_verdict("✓", message)
     _record(True, message)
     return True
 
 
 def failed(message: str) -> bool:
     """Report a wrong (or missing) answer, saying what is wrong."""
-    print(f"✗ {message}")
+    from course_lib.exercises.guard import timed_out_message
+
+    message = timed_out_message() or message  # after a stop, the stop is what happened
+    _say_verdict("✗", message)
     _record(False, message)
     return False
+
+
+def _say_verdict(mark: str, message: str) -> None:
+    """One line on the stream the check began with (the learner's own printing is bounded apart,
+    `guard`), with a note when some of that printing was hidden."""
+    from course_lib.exercises.guard import mark_reported, take_hidden_note, verdict_stream
+
+    print(f"{mark} {message}{take_hidden_note()}", file=verdict_stream())
+    mark_reported()
 
 
 def not_answered(answer: Any) -> bool:
@@ -69,7 +83,7 @@ def _record(is_right: bool, message: str) -> None:
     global _starter_left
     try:
         check = _outermost_check(inspect.currentframe())
-        exercise = None if check is None else exercise_name(check)
+        exercise = running_exercise() if check is None else exercise_name(check)
         starter_left, _starter_left = check is not None and check is _starter_left, None
     except Exception:  # noqa: BLE001 — finding the name must never break a check either
         return
@@ -91,11 +105,23 @@ def _outermost_check(frame: FrameType | None) -> FrameType | None:
 def exercise_name(check: FrameType) -> str:
     """`nbXX.check_name` of a running check: the notebook module that exposes the function (nb10
     re-exports drills.check_diagnoses), else the module that defines it."""
-    code, name = check.f_code, check.f_code.co_name
+    return _exercise(check.f_code, str(check.f_globals.get("__name__", "")))
+
+
+def _exercise(code: Any, defined_in: str) -> str:
+    name = code.co_name
     for module_name, module in sorted(sys.modules.items()):
         found = _NOTEBOOK_MODULE.fullmatch(module_name)
-        if found and getattr(getattr(module, name, None), "__code__", None) is code:
+        if found and getattr(inspect.unwrap(getattr(module, name, None)), "__code__", None) is code:
             return f"{found[1]}.{name}"
-    defined_in = str(check.f_globals.get("__name__", ""))
     found = _NOTEBOOK_MODULE.match(defined_in)
     return f"{found[1] if found else defined_in.rsplit('.', 1)[-1]}.{name}"
+
+
+def running_exercise() -> str | None:
+    """`nbXX.check_name` of the check the guard runs now (its verdict given outside the check's own
+    frame: a timeout), or None."""
+    from course_lib.exercises.guard import running_check
+
+    check = running_check()
+    return None if check is None else _exercise(check.__code__, check.__module__)

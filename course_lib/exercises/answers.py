@@ -6,10 +6,12 @@ list nested deeper than the interpreter recurses, a generator, bytes. A check mu
 with one line that names the mistake. These helpers give it the words, and never raise:
 
 - `shown(value)`: a short `repr`, whatever the value;
+- `difference(a, b)`: two values cut around where they first differ (never two equal-looking texts);
 - `type_name(value)`: the type's name, as a message says it;
 - `raised(error)`: `"KeyError: 'text'"`, for an exception the learner's code raised;
 - `unassigned(name, signature)`: the message for a starter cell whose `answer = ...` line was
-  never set, naming that step;
+  never set: it names the function the learner defined but did not pass, or the starter still
+  there (`is_starter`);
 - `passed_a_call(name, value)`: the message for a function answer that is not a function;
 - `returned_early(value)`: a hint when a function returned None (its body still `...`, a
   `return` missing, a loop that returned on its first turn);
@@ -23,6 +25,8 @@ Every text follows the edition's language (`course_lib.lang.say`).
 
 from __future__ import annotations
 
+import dis
+import inspect
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -42,6 +46,23 @@ def shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def difference(a: Any, b: Any, limit: int = 60) -> tuple[str, str]:
+    """Two values as a message shows them side by side, each cut to about `limit` characters
+    *around where they first differ*, so two different texts never look the same:
+    `…'e": 12}'` and `…'e": "12"}'`. Values that are not `str` are compared by their `repr`."""
+    texts = [value if type(value) is str else shown(value, 10_000) for value in (a, b)]
+    if all(len(text) <= limit for text in texts) or texts[0] == texts[1]:
+        return shown(a, max(limit, 12)), shown(b, max(limit, 12))
+    first = next((i for i, (x, y) in enumerate(zip(*texts)) if x != y), min(map(len, texts)))
+    start = max(0, first - limit // 3)
+    cut = []
+    for value, text in zip((a, b), texts):
+        window = text[start:start + limit]
+        window = repr(window) if type(value) is str else window  # a repr is shown as it is
+        cut.append(("…" if start else "") + window + ("…" if start + limit < len(text) else ""))
+    return cut[0], cut[1]
+
+
 def type_name(value: Any) -> str:
     """The name of `value`'s type (`type(value).__name__`, which no object can override)."""
     return type(value).__name__
@@ -58,12 +79,61 @@ def raised(error: BaseException, limit: int = 120) -> str:
     return f"{type_name(error)}: {text}" if text else type_name(error)
 
 
-def unassigned(name: str, signature: str) -> str:
-    """The message for a function exercise whose `answer = ...` line still holds the starter."""
-    return say("Not answered yet: define {signature}, then set answer = {name} (the function itself, "
-               "without parentheses) and run the cell again.",
-               "还没有作答：定义 {signature}，然后写 answer = {name}（函数本身，不带括号），再运行这个单元格。",
-               signature=signature, name=name)
+def unassigned(name: str, signature: str, *, through: str = "answer") -> str:
+    """The message for a function exercise whose answer is still the starter (`...` or None).
+
+    It looks at the cell that called the check (`guard.caller_namespace`): a learner who defined
+    `name` but did not set `answer` is told exactly that; one whose `name` still has the starter's
+    body (`...`) is told to write it. `through` is how the cell hands the function over: "answer"
+    (`answer = name`, then `check(answer)`), or "" when the cell passes it straight to the check.
+    """
+    found = _defined_in_caller(name)
+    set_it = (say("set answer = {name} (the function itself, without parentheses)",
+                  "写 answer = {name}（函数本身，不带括号）", name=name) if through == "answer" else
+              say("pass the function itself ({name}, without parentheses) to the check",
+                  "把函数本身（{name}，不带括号）传给检查", name=name))  # fmt: skip
+    if found is not None and not is_starter(found):
+        given = say("answer", " answer ") if through == "answer" else say("what the check was given", "传给检查的")
+        return say("You defined {name}, but {given} is still ...: {set_it} and run the cell again.",
+                   "你已经定义了 {name}，但{given}仍然是 ...：{set_it}，再运行这个单元格。", name=name, set_it=set_it,
+                   given=given)
+    if found is not None:
+        return say("Not answered yet: {name} is still the starter (its body is only ...). Write its body, then "
+                   "{set_it} and run the cell again.",
+                   "还没有作答：{name} 仍然是起始代码（函数体只有 ...）。写好函数体，然后{set_it}，再运行这个单元格。",
+                   name=name, set_it=set_it)
+    return say("Not answered yet: define {signature}, then {set_it} and run the cell again.",
+               "还没有作答：定义 {signature}，然后{set_it}，再运行这个单元格。", signature=signature, set_it=set_it)
+
+
+def _defined_in_caller(name: str) -> Any:
+    """The function `name` in the namespace of the cell that called the running check, or None."""
+    from course_lib.exercises.guard import caller_namespace
+
+    namespace = caller_namespace()
+    if namespace is None:  # called outside the guard: the first caller outside the course's library
+        frame = inspect.currentframe()
+        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("course_lib"):
+            frame = frame.f_back
+        namespace = frame.f_globals if frame is not None else {}
+    try:
+        found = namespace.get(name)
+    except Exception:  # a namespace that cannot be read: say nothing about it
+        return None
+    return found if inspect.isfunction(found) or inspect.isclass(found) else None
+
+
+def is_starter(fn: Any) -> bool:
+    """True when `fn`'s body is only the starter's: `...`, `pass`, a docstring, or `return ...`."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    steps = [i for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP", "CACHE")]
+    if [i.opname for i in steps] == ["RETURN_CONST"]:
+        return steps[0].argval is None or steps[0].argval is ...
+    if [i.opname for i in steps] == ["LOAD_CONST", "RETURN_VALUE"]:
+        return steps[0].argval is None or steps[0].argval is ...
+    return False
 
 
 def passed_a_call(name: str, value: Any) -> str:

@@ -29,7 +29,9 @@ from openai.types.responses import Response
 
 from course_lib.arguments import quote
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.answers import (as_dict, difference, passed_a_call, raised, returned_early, shown, type_name,
+                                           unassigned)
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import offline_course
 from course_lib.lang import say
 
@@ -193,17 +195,23 @@ def check_kinds(answer: dict[str, str]) -> bool:
 # ---- exercise 2: the final answer's text --------------------------------------------------------
 
 
+def _message(response: dict[str, Any]) -> dict[str, Any]:
+    """The response's message item (wherever the model put it)."""
+    return next(item for item in response["output"] if item.get("type") == "message")
+
+
 def _pieces() -> dict[str, Any]:
     """The real items the cases are made of: from a one-call run and a two-call run."""
     one = _record(TASKS[0])
     two = _record(TWO_READS)
-    message = one["response_2"]["output"][0]
-    head, sep, rest = two["response_2"]["output"][0]["content"][0]["text"].partition("\n\n")
-    part = two["response_2"]["output"][0]["content"][0]
+    message = _message(one["response_2"])  # by type: a reasoning model puts a reasoning item first
+    second_message = _message(two["response_2"])
+    head, sep, rest = second_message["content"][0]["text"].partition("\n\n")
+    part = second_message["content"][0]
     thought = "The tool returned 20 lines; quote them and name the tool."
     return {
         "one": one, "two": two, "call": _call(one), "message": message,
-        "second_message": two["response_2"]["output"][0],
+        "second_message": second_message,
         "two_parts": [dict(part, text=head + sep), dict(part, text=rest)],
         # A refusal part and a reasoning item, in the SDK's own shapes (ResponseOutputRefusal,
         # ResponseReasoningItem): neither is answer text, and output_text leaves both out.
@@ -376,9 +384,7 @@ def check_final_text(fn: Callable[[dict[str, Any]], str]) -> bool:
                               case=_case(label), got=shown(got), kind=type_name(got)) + returned_early(got))
         got = str.__str__(got)  # a str subclass is compared as the text it holds
         if got != expected:
-            mine, sdk = shown(got, 50), shown(expected, 50)
-            if mine == sdk:  # same beginning: say how they differ in size
-                mine, sdk = (say("{n} characters", "{n} 个字符", n=len(text)) for text in (got, expected))
+            mine, sdk = difference(got, expected, 50)
             return failed(say("{case}: you returned {mine}, the SDK's output_text gives {sdk}. ",
                               "{case}：你返回了 {mine}，而 SDK 的 output_text 给出的是 {sdk}。",
                               case=_case(label), mine=mine, sdk=sdk) + _hint(body, expected, got))
@@ -414,3 +420,6 @@ SOLUTIONS: Solutions = {
     },
     "check_final_text": lambda: _final_text_solution,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

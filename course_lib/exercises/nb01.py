@@ -7,9 +7,13 @@ checks) stay as they are.
 - `check_strict_search_notes(schema)`: the learner rewrites the MCP `inputSchema` of
   `search_notes` (the notes assistant's search tool) for strict mode, by hand. The schema is sent
   to the offline model as a strict function tool (a real request, refused with a real 400 if it
-  breaks strict mode's rules), then real instances are validated against it with `jsonschema` to
-  make sure no property lost its meaning (limit at every integer from -1 to 22: both sides of
-  each bound). A value that is not JSON, a whole tool where its parameters belong, a boolean
+  breaks strict mode's rules: the refusal table `course_lib.api_rules`, its keyword subset
+  included), then real instances are validated against it with `jsonschema` to make sure no
+  property lost its meaning (limit at every integer from -1 to 22: both sides of each bound), and
+  on 468 generated calls (`SAME_VALUE_CASES`) it must accept exactly what the MCP rule accepts
+  (limit null standing for limit left out). A `default` must say what the server does (limit null
+  → 5, none for query); one that is right but not portable (Azure OpenAI refuses `default`) passes
+  with that caution. A value that is not JSON, a whole tool where its parameters belong, a boolean
   schema: each is named before anything is sent.
 - `check_tool_choices(answer)`: two `tool_choice` values, each sent in a real request that
   declares two reading tools (`fs__read_text_file`, `backup__read_text_file`); the check looks at
@@ -29,9 +33,11 @@ import pydantic
 from jsonschema import Draft202012Validator, SchemaError
 
 from course_lib.arguments import ArgumentsError, parse_read_args, quote
+from course_lib.api_rules import strict_schema_portability
 from course_lib.declarations import strict_schema_problems
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, not_json, raised, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 
@@ -206,10 +212,98 @@ def check_strict_search_notes(schema: dict[str, Any]) -> bool:
                               "你的 schema 无法用于 {instance}：{error}。", instance=instance, error=raised(error)))
         if not agrees:
             return failed(say(meaning + ".", meaning_zh + "。") + _meaning_hint(schema, instance))
+    if (problem := _same_values(validator)) or (problem := _default_problem(schema)):
+        return failed(problem)
+    caution = ""
+    if portability := strict_schema_portability(schema):
+        caution = say(" One caution: {note}", "有一点要注意：{note}", note=portability[0])
     return passed(say("Strict and faithful: the model API accepts it with strict: true; query stays a required "
-                      "string, limit an integer from 1 to 20 (each bound tried on both sides) or null.",
+                      "string, limit an integer from 1 to 20 (each bound tried on both sides) or null, and on {n} "
+                      "generated calls yours accepts exactly what the MCP rule accepts.{caution}",
                       "既严格又忠实：模型 API 在 strict: true 下接受它；query 仍是必填的字符串，limit 仍是 1 到 20 "
-                      "的整数（每个边界的两侧都试过）或 null。"))
+                      "的整数（每个边界的两侧都试过）或 null；在 {n} 个生成的调用上，你的 schema 接受的恰好是 MCP "
+                      "规则接受的。{caution}", n=len(SAME_VALUE_CASES), caution=caution))
+
+
+def _same_value_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(a strict call's arguments, the MCP call they stand for): every query and limit below, where
+    limit null stands for limit left out (strict mode makes the model always send it)."""
+    queries: list[Any] = ["strict mode", "", " ", "问题", "a\nb", "x" * 2000, 5, 0, 2.5, None, True, [], {}]
+    limits: list[Any] = [None, *range(-2, 24), 1.0, 20.0, 2.5, 10**9, "5", True, False, [], {}]
+    cases = []
+    for query in queries:
+        for limit in limits:
+            strict_call = {"query": query, "limit": limit}
+            cases.append((strict_call, {"query": query} if limit is None else dict(strict_call)))
+    return cases
+
+
+SAME_VALUE_CASES = _same_value_cases()
+"""The generated calls `_same_values` tries: 13 queries × 36 limits."""
+
+
+def _same_values(validator: Draft202012Validator) -> str | None:
+    """The first generated call that the learner's strict schema and the MCP rule judge differently:
+    strict mode changes how a property is declared, never which values it takes (null standing for
+    an optional property left out)."""
+    rule = Draft202012Validator(SEARCH_NOTES.input_schema)
+    for strict_call, mcp_call in SAME_VALUE_CASES:
+        try:
+            yours = validator.is_valid(strict_call)
+        except Exception as error:  # a "pattern" that is not a regular expression
+            return say("Your schema could not be applied to {instance}: {error}.",
+                       "你的 schema 无法用于 {instance}：{error}。", instance=shown(strict_call, 80), error=raised(error))
+        if yours != rule.is_valid(mcp_call):
+            if yours:
+                return say("Your schema accepts {call}, which the MCP rule refuses: strict mode changes how a property "
+                           "is declared, never which values it takes.",
+                           "你的 schema 接受 {call}，而 MCP 规则拒绝它：严格模式改变的是属性的声明方式，从不改变它能取哪些值。",
+                           call=shown(strict_call, 80))
+            return say("Your schema refuses {call}, which the MCP rule accepts{null}: strict mode changes how a "
+                       "property is declared, never which values it takes. Keep only what the MCP rule says.",
+                       "你的 schema 拒绝了 {call}，而 MCP 规则接受它{null}：严格模式改变的是属性的声明方式，从不改变"
+                       "它能取哪些值。只保留 MCP 规则说的。", call=shown(strict_call, 80),
+                       null=say(" (as a call that leaves limit out)", "（当作一次不给 limit 的调用）")
+                       if strict_call["limit"] is None else "")
+    return None
+
+
+def _defaults(schema: Any, path: str = "") -> list[tuple[str, Any]]:
+    """Every `default` in `schema`: (where, the value)."""
+    found = []
+    if isinstance(schema, dict):
+        if "default" in schema:
+            found.append((path or "root", schema["default"]))
+        for key, sub in schema.items():
+            if key in ("properties", "$defs", "definitions") and isinstance(sub, dict):
+                found += [d for name, inner in sub.items() for d in _defaults(inner, f"{path}/{key}/{name}")]
+            elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(sub, list):
+                found += [d for i, inner in enumerate(sub) for d in _defaults(inner, f"{path}/{key}/{i}")]
+            elif key in ("items", "not", "additionalProperties") and isinstance(sub, dict):
+                found += _defaults(sub, f"{path}/{key}")
+    return found
+
+
+def _default_problem(schema: dict[str, Any]) -> str | None:
+    """A `default` that says something the server does not do. The notes server reads limit null as
+    DEFAULT_LIMIT (5) and has no default for query: a `default` is a claim the model reads."""
+    from course_lib.notes_server import DEFAULT_LIMIT
+
+    for where, value in _defaults(schema):
+        if where.startswith("/properties/limit"):
+            if value is None or (type(value) is int and value == DEFAULT_LIMIT):
+                continue
+            return say("Your schema says limit defaults to {value} (at {where}), but the server reads a null limit as "
+                       "{server}: the model would believe it gets {value} results. Give default {server} (or null), "
+                       "or leave default out.",
+                       "你的 schema 说 limit 的默认值是 {value}（位于 {where}），但服务器把 null 的 limit 当作 {server}："
+                       "模型会以为自己得到 {value} 条结果。请把 default 写成 {server}（或 null），或者干脆不写 default。",
+                       value=shown(value), where=where, server=DEFAULT_LIMIT)
+        return say("Your schema gives a default at {where} ({value}), but the server has none there: query is required "
+                   "and nothing stands in for it. Leave that default out.",
+                   "你的 schema 在 {where} 给了默认值（{value}），但服务器在那里没有默认值：query 是必填的，没有任何值能"
+                   "代替它。请去掉那个 default。", where=where, value=shown(value))
+    return None
 
 
 def _meaning_hint(schema: dict[str, Any], instance: dict[str, Any]) -> str:
@@ -413,3 +507,6 @@ SOLUTIONS: Solutions = {
         "no_tools": "none",
     },
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -23,6 +23,7 @@ from openai.types.responses import ResponseFunctionToolCall
 from course_lib.arguments import ArgumentsError, parse_read_args
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 
@@ -41,6 +42,7 @@ HEAD_CASES: list[tuple[str, str]] = [
     ("path given twice", '{"path":"/workspace/todo.md","path":"/workspace/notes.txt","head":2}'),
     ("head is NaN", '{"path":"/workspace/notes.txt","head":NaN}'),
     ("head is Infinity", '{"path":"/workspace/notes.txt","head":Infinity}'),
+    ("Infinity in another field", '{"path":"/workspace/notes.txt","head":5,"options":{"limit":Infinity}}'),
     ("head is 0", '{"path":"/workspace/notes.txt","head":0}'),
     ("head is negative", '{"path":"/workspace/notes.txt","head":-3}'),
     ("a second object after the first", '{"path":"/workspace/notes.txt","head":5} {"head":500}'),
@@ -66,6 +68,7 @@ CASE_LABELS_ZH = {
     "path given twice": "path 给了两次",
     "head is NaN": "head 是 NaN",
     "head is Infinity": "head 是 Infinity",
+    "Infinity in another field": "另一个字段里有 Infinity",
     "head is 0": "head 是 0",
     "head is negative": "head 是负数",
     "a second object after the first": "第一个对象后面还有第二个对象",
@@ -384,3 +387,6 @@ SOLUTIONS: Solutions = {
     "check_predictions": lambda: ["INVALID_INPUT", "OK", "FORBIDDEN", "INVALID_INPUT", "NOT_FOUND", "OK"],
 }
 
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -6,13 +6,17 @@ INVALID_INPUT) and one for a tool the server does not have (a JSON-RPC error).
 
 - `check_pair_by_id(fn)`: the learner's `pair_by_id(messages) -> {id: (request, response)}` must
   match `McpConnection.exchanges()` in sixteen arrival orders of the server's answers
-  (`arrival_orders`: reversed, every rotation, eight seeded shuffles), each run on fresh copies.
+  (`arrival_orders`: reversed, every rotation, eight seeded shuffles), each run on fresh copies,
+  and while the last answer is still on its way (that request's pair is `(request, None)`).
 - `check_classify(fn)`: the learner's `classify(response) -> "success" | "tool error" |
   "protocol error"` is run on every recorded `tools/call` response, plus the recorded success as a
   server that leaves out the optional `isError` sends it (the spec's schema, 2025-06-18 and
   2025-11-25 alike: `isError?: boolean`, "If not set, this is assumed to be false"), a recorded
   success whose text talks about errors (`EXTRA_CALLS`), a tool error with no code in front and a
   -32603 protocol error (`classify_cases`): the fixtures share no surface feature a heuristic can read.
+  Then 16 responses made from those by changing only what does not decide the kind
+  (`classify_variants`: structuredContent on an error or missing from a success, texts that say the
+  opposite, no content, `_meta`, other codes and ids), so a heuristic on any of those fails.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
 the recorded messages they quote stay as they crossed.
@@ -33,7 +37,8 @@ from mcp.shared.exceptions import MCPError
 from course_lib.connection import McpConnection, WireMessage
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name, unassigned
-from course_lib.lang import say
+from course_lib.exercises.guard import guard_checks
+from course_lib.lang import language, say
 
 RECORDED_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("read_text_file", {"path": "/workspace/notes.txt", "head": 2}),
@@ -112,6 +117,12 @@ def arrival_orders(messages: list[WireMessage]) -> list[tuple[str, str, list[Wir
         orders.append((f" (in this run the server's answers arrived shuffled, seed {seed})",
                        f"（这一轮服务器的应答被打乱了顺序，种子 {seed}）", sent + shuffled))
     return orders
+
+
+def _one_answer_pending(messages: list[WireMessage]) -> list[WireMessage]:
+    """The recording as it stands while the server's last answer is still on its way."""
+    last = max(i for i, m in enumerate(messages) if m.direction == "server→app")
+    return messages[:last] + messages[last + 1:]
 
 
 def _fresh(messages: list[WireMessage]) -> list[WireMessage]:
@@ -196,6 +207,16 @@ def check_pair_by_id(fn: Callable[[list[WireMessage]], dict]) -> bool:
         problem = _judge_pairs(got, messages, when)
         if problem:
             return failed(problem)
+    pending = _one_answer_pending(recording)  # a request whose answer has not arrived: (request, None)
+    when = say(" (in this run the last answer had not arrived yet: that request's pair is (request, None))",
+               "（这一轮最后一个应答还没有到达：那个请求的一对是 (request, None)）")
+    try:
+        got = fn(_fresh(pending))
+    except Exception as error:
+        return failed(say("pair_by_id raised {error} on the real recording{when}.", "pair_by_id 在真实记录上{when}抛出了 {error}。",
+                          error=raised(error), when=when))
+    if problem := _judge_pairs(got, pending, when):
+        return failed(problem)
     count = len(_exchanges(recording))
     return passed(say("all {n} requests paired with their responses by id, in {orders} arrival orders.",
                       "在 {orders} 种到达顺序下，全部 {n} 个请求都按 id 与各自的响应配成了对。",
@@ -217,7 +238,8 @@ def _real_label(response: dict[str, Any]) -> str:
     return "tool error" if response["result"].get("isError") else "success"
 
 
-def _why(response: dict[str, Any]) -> str:
+def _why(response: dict[str, Any], fn: Callable[[dict[str, Any]], Any] | None = None) -> str:
+    """Why `response` is the kind it is; with the learner's `fn`, the words fit what it did wrong."""
     if "error" in response:
         code, message = response["error"]["code"], response["error"]["message"]
         return say(f"it has a top-level error (code {code}: {message}) and no "
@@ -236,9 +258,24 @@ def _why(response: dict[str, Any]) -> str:
                    "optional; read it with .get(\"isError\", False))",
                    "result 没有 isError，而不存在的 isError 就是 false：调用成功了（这个字段是可选的；"
                    "用 .get(\"isError\", False) 读取）")
-    return say("result.isError is false: the call succeeded (the key is there with the value false: test its "
-               "value, not whether the key is present)",
-               "result.isError 为 false：调用成功了（这个键存在，值为 false：要检查它的值，而不是检查键是否存在）")
+    if fn is not None and _tests_presence(fn, response):
+        return say("result.isError is false: the call succeeded (the key is there with the value false: test its "
+                   "value, not whether the key is present)",
+                   "result.isError 为 false：调用成功了（这个键存在，值为 false：要检查它的值，而不是检查键是否存在）")
+    return say("result.isError is false: the call succeeded. Only result.isError says a tool failed; what the text "
+               "or the other fields say does not",
+               "result.isError 为 false：调用成功了。只有 result.isError 说明工具失败了；文本或其他字段说什么都不算")
+
+
+def _tests_presence(fn: Callable[[dict[str, Any]], Any], response: dict[str, Any]) -> bool:
+    """True when `fn` calls the same success a success once isError is left out: it tests the key."""
+    plain = copy.deepcopy(response)
+    plain["result"].pop("isError", None)
+    try:
+        got = fn(plain)
+    except Exception:  # noqa: BLE001 — the learner's code; a probe only
+        return False
+    return isinstance(got, str) and got.strip().lower() == "success"
 
 
 def classify_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -264,6 +301,62 @@ def classify_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
         if "result" in made:
             mcp_types.CallToolResult.model_validate(made["result"])
     return [*calls, *others]
+
+
+Variant = tuple[dict[str, Any], dict[str, Any], tuple[str, str, str, str]]
+"""(request, response, what was changed from a recorded response and the field it is: English,
+中文, field, 字段)."""
+
+
+def classify_variants(cases: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[Variant]:
+    """Responses made from the recorded ones by changing only what does not decide the kind: the
+    kind is `error` at the top level, else `result.isError` (absent means false), and nothing else.
+    A success without structuredContent and a tool error with it, texts that say the opposite of the
+    kind, no content at all, several blocks, `_meta`, other error codes and messages, string ids.
+    Every variant is valid against the mcp types: a real server may send it."""
+    success = next((q, r) for q, r in cases if "result" in r and r["result"].get("isError") is False)
+    refusal = next((q, r) for q, r in cases if "result" in r and r["result"].get("isError") is True)
+    broken = next((q, r) for q, r in cases if "error" in r)
+    structured = {"ok": True, "lines": ["# Notes"]}
+    changes: list[tuple[tuple[dict[str, Any], dict[str, Any]], tuple[str, str, str, str],
+                        Callable[[dict[str, Any]], None]]] = [
+        (success, ("no structuredContent", "没有 structuredContent", "structuredContent", "structuredContent"), lambda r: r["result"].pop("structuredContent", None)),
+        (success, ("no content blocks at all", "一个内容块也没有", "the content", "content"), lambda r: r["result"].update(content=[])),
+        (success, ("a text that talks about an error", "文本里说到了错误", "the text", "文本"),
+         lambda r: r["result"].update(content=[{"type": "text", "text": "Error: FORBIDDEN: denied. (a line of the log)"}])),
+        (success, ("a text that starts with a code in capitals", "文本以大写的代码开头", "the text", "文本"),
+         lambda r: r["result"].update(content=[{"type": "text", "text": "NOT_FOUND: the word this note is about"}])),
+        (success, ("two content blocks", "两个内容块", "the content", "content"),
+         lambda r: r["result"].update(content=[*r["result"].get("content", []), {"type": "text", "text": "error"}])),
+        (success, ("a _meta field", "一个 _meta 字段", "_meta", "_meta"), lambda r: r["result"].update(_meta={"progress": "done"})),
+        (success, ("isError left out", "没有 isError", "leaving isError out (absent means false)", "不写 isError（不存在即为 false）"), lambda r: r["result"].pop("isError", None)),
+        (success, ("a string id", "字符串 id", "the id", "id"), lambda r: r.update(id="req-7")),
+        (refusal, ("structuredContent beside the error", "错误旁边带着 structuredContent", "structuredContent", "structuredContent"),
+         lambda r: r["result"].update(structuredContent={"ok": False, "error": {"code": "FORBIDDEN"}})),
+        (refusal, ("a text with no error word in it", "文本里没有任何表示错误的词", "the text", "文本"),
+         lambda r: r["result"].update(content=[{"type": "text", "text": "The path lies outside the allowed folders."}])),
+        (refusal, ("a text that looks like a success", "文本看起来像成功", "the text", "文本"),
+         lambda r: r["result"].update(content=[{"type": "text", "text": '{"ok": true, "lines": ["# Notes"]}'}])),
+        (refusal, ("no content blocks at all", "一个内容块也没有", "the content", "content"), lambda r: r["result"].update(content=[])),
+        (refusal, ("structured content like a success's", "和成功一样的 structuredContent", "structuredContent", "structuredContent"),
+         lambda r: r["result"].update(structuredContent=structured)),
+        (broken, ("another code (-32602, invalid params)", "另一个代码（-32602，参数无效）", "the error code", "错误代码"),
+         lambda r: r.update(error={"code": -32602, "message": "Invalid params"})),
+        (broken, ("a message that talks about a tool", "说到了工具的消息", "the error message", "错误消息"),
+         lambda r: r.update(error={"code": -32000, "message": "Tool read_text_file failed", "data": {"isError": True}})),
+        (broken, ("a string id", "字符串 id", "the id", "id"), lambda r: r.update(id="req-8")),
+    ]  # fmt: skip
+    made: list[Variant] = []
+    for (request, response), what, change in changes:
+        changed = copy.deepcopy(response)
+        change(changed)
+        if "result" in changed:
+            mcp_types.JSONRPCResponse.model_validate(changed)
+            mcp_types.CallToolResult.model_validate(changed["result"])
+        else:
+            mcp_types.JSONRPCError.model_validate(changed)
+        made.append((dict(request, id=changed["id"]), changed, what))
+    return made
 
 
 def _crash_hint(response: dict[str, Any], error: Exception) -> str:
@@ -305,10 +398,47 @@ def check_classify(fn: Callable[[dict[str, Any]], str]) -> bool:
         want = _real_label(response)
         if label != want:
             call = f"{request['params']['name']} {_short(request['params']['arguments'], 50)}"
-            return failed(say(f"id {key} ({call}): you said {label!r}, but {_why(response)}.",
-                              f"id {key}（{call}）：你说的是 {label!r}，但 {_why(response)}。"))
-    return passed(say("all {n} tools/call responses classified correctly.",
-                      "全部 {n} 个 tools/call 响应都分类正确。", n=len(calls)))
+            why = _why(response, fn)
+            return failed(say(f"id {key} ({call}): you said {label!r}, but {why}.",
+                              f"id {key}（{call}）：你说的是 {label!r}，但 {why}。"))
+    variants = classify_variants(calls)
+    for request, response, (what, what_zh, field, field_zh) in variants:
+        kind = _real_label(response)
+        try:
+            got = fn(copy.deepcopy(response))
+        except Exception as error:
+            return failed(say("classify raised {error} on a {kind} with {what} {response} — {hint}",
+                              "classify 在一个{kind_zh}（{what_zh}）{response} 上抛出了 {error}。{hint}",
+                              error=raised(error), kind=kind, kind_zh=_KIND_ZH[kind], what=what, what_zh=what_zh,
+                              response=_short(response, 70), hint=_crash_hint(response, error)))
+        label = got.strip().lower() if isinstance(got, str) else got
+        if label != kind:
+            return failed(say("a {kind} with {what} {response}: you said {got}, but it is a {kind} ({rule}). Only a "
+                              "top-level error and result.isError decide the kind: {field} says nothing about it.",
+                              "一个{kind_zh}（{what_zh}）{response}：你说的是 {got}，但它是{kind_zh}（{rule}）。只有顶层的 "
+                              "error 和 result.isError 决定类别，与{field_zh}无关。",
+                              kind=kind, kind_zh=_KIND_ZH[kind], what=what, what_zh=what_zh, field=field,
+                              field_zh=field_zh if not field_zh.isascii() else f" {field_zh} ", response=_short(response, 70),
+                              got=shown(got), rule=_RULE[kind]))
+    return passed(say("all {n} tools/call responses classified correctly, and {m} more that differ from them only in "
+                      "what does not decide the kind (structuredContent, the text, _meta, codes, ids).",
+                      "全部 {n} 个 tools/call 响应都分类正确，另外还有 {m} 个只在不决定类别的地方（structuredContent、"
+                      "文本、_meta、代码、id）与它们不同的响应也都正确。", n=len(calls), m=len(variants)))
+
+
+_KIND_ZH = {"success": "成功", "tool error": "工具错误", "protocol error": "协议错误"}
+
+
+class _Rule(dict[str, str]):
+    """kind → how the response shows it, in the edition's language."""
+
+    def __getitem__(self, kind: str) -> str:
+        return say(*{"success": ("result.isError is false or absent", "result.isError 为 false 或不存在"),
+                     "tool error": ("result.isError is true", "result.isError 为 true"),
+                     "protocol error": ("a top-level error, no result", "有顶层的 error，没有 result")}[kind])
+
+
+_RULE = _Rule()
 
 
 def _classify_solution(response: dict[str, Any]) -> str:
@@ -321,3 +451,6 @@ SOLUTIONS: Solutions = {
     "check_pair_by_id": lambda: _pair_by_id_solution,
     "check_classify": lambda: _classify_solution,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from course_lib import node_tools
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 
 # ---- exercise 1: predict the reference server ---------------------------------------------------
@@ -346,3 +347,6 @@ SOLUTIONS: Solutions = {
     "check_reference_predictions": lambda: {"A": 8, "B": 0, "C": 2, "D": "error"},
     "check_route": lambda: _route_solution,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -35,6 +35,7 @@ from mcp.shared.exceptions import MCPError
 from course_lib.connection import HttpExchange, McpConnection
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 
 # ---- exercise 1: session_to_send ----------------------------------------------------------------
@@ -314,3 +315,6 @@ SOLUTIONS: Solutions = {
     "check_session_to_send": lambda: _session_to_send_solution,
     "check_accept_token": lambda: _accept_token_solution,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -3,7 +3,9 @@
 Both checks use real objects from the offline model, never look-alikes:
 
 - `check_second_input(fn)`: the learner's `build_second_input(task_item, response, outputs_by_call_id)`
-  gets two real first responses (one call; two calls in one turn) and the real tool outputs. The
+  gets three real first responses (one call; two calls in one turn; two calls from a reasoning
+  model, whose input is judged without sending it: the reasoning item the API wants back before
+  its calls, `api_rules.responses_input_problems`) and the real tool outputs. The
   list it returns is checked link by link (task first, every original call kept unchanged, exactly
   one output per call, after it, under its `call_id`, carrying the tool's text as a string or as
   `input_text` parts), then sent to the offline model for real: the answer must quote every tool output.
@@ -27,9 +29,12 @@ from typing import Any
 import openai
 from openai.types.responses import Response
 
+from course_lib.api_rules import is_reasoning_model, responses_input_problems
 from course_lib.arguments import json_type_name
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, not_json, passed_a_call, raised, returned_early, shown, type_name
+from course_lib.exercises.answers import (as_dict, not_json, passed_a_call, raised, returned_early,
+                                           shown, type_name, unassigned)
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
 from course_lib.loop import execute_call, feedback_item
@@ -216,20 +221,22 @@ def check_second_input(fn: Any) -> bool:
     """Run `fn(task_item, response, outputs_by_call_id)` on two real first responses and send its
     list to the offline model; pass when every link holds and the answer quotes each tool output."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define build_second_input(task_item, response, outputs_by_call_id)",
-                          "还没有作答：定义 build_second_input(task_item, response, outputs_by_call_id)"))
+        return failed(unassigned("build_second_input", "build_second_input(task_item, response, outputs_by_call_id)",
+                                 through=""))
     if not callable(fn):
         return failed(passed_a_call("build_second_input", fn))
     course = offline_course()
     try:
         tools = course.host.responses_tools()
-        for task in (ONE_CALL, TWO_CALLS):
+        for task, model in ((ONE_CALL, model_name()), (TWO_CALLS, model_name()), (TWO_CALLS, reasoning_model())):
             task_item = {"role": "user", "content": task}
-            first = course.client.responses.create(model=model_name(), input=[task_item], tools=tools)
+            first = course.client.responses.create(model=model, input=[task_item], tools=tools)
             calls = [item for item in first.output if item.type == "function_call"]
             outputs = {call.call_id: execute_call(call, course.host)[0]["output"] for call in calls}
             label = say("on the two-call task", "在有两个调用的任务上") if len(calls) > 1 else say(
                 "on the one-call task", "在有一个调用的任务上")
+            if is_reasoning_model(model):
+                label += say(" of a reasoning model ({model})", "（推理模型 {model}）", model=model)
             try:
                 items = fn(dict(task_item), first, dict(outputs))
             except Exception as error:  # the learner's code: report, don't crash the notebook
@@ -242,8 +249,21 @@ def check_second_input(fn: Any) -> bool:
             wire, _ = as_wire(items) if isinstance(items, list) else (None, None)
             if wire is None:  # not a list, or not JSON: nothing could be sent
                 return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
+            if is_reasoning_model(model):
+                # Judged on the input only: the reasoning item sent back, before its calls (outputs may stand
+                # between: whether the API accepts a function_call_output between two calls of one output is
+                # not settled in the refusal table's sources, and this exercise's hint puts each output after its call).
+                refusal = responses_input_problems([i for i in wire if i.get("type") != "function_call_output"], model)
+                if problem is None and refusal:
+                    problem = say("the API refuses this input for a reasoning model: {refusal} Send each item of the "
+                                  "response's output as it came, its reasoning item before its call",
+                                  "对推理模型，API 拒绝这样的 input：{refusal} 把响应的 output 中的每一项原样发回，"
+                                  "reasoning 项放在它的调用之前", refusal=refusal[0])
+                if problem:
+                    return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
+                continue
             try:
-                second = course.client.responses.create(model=model_name(), input=wire, tools=tools)
+                second = course.client.responses.create(model=model, input=wire, tools=tools)
             except openai.BadRequestError as error:
                 message = error.body.get("message") if isinstance(error.body, dict) else error.message
                 return failed(_refused(label, problem, message))
@@ -253,11 +273,19 @@ def check_second_input(fn: Any) -> bool:
             if unquoted:
                 return failed(say(f"{label}: the answer does not quote the output of {unquoted[0]}",
                                   f"{label}：回答没有引用 {unquoted[0]} 的输出"))
-        return passed(say("both second requests were accepted, and the answers quote every tool output "
-                          "(one call, then two calls in one turn)",
-                          "两次第二次请求都被接受了，回答引用了每一个工具输出（先是一个调用，然后是一轮里的两个调用）"))
+        return passed(say("both second requests were accepted, and the answers quote every tool output (one call, then "
+                          "two calls in one turn); from a reasoning model, the reasoning item goes back before its calls",
+                          "两次第二次请求都被接受了，回答引用了每一个工具输出（先是一个调用，然后是一轮里的两个调用）；"
+                          "对推理模型，reasoning 项在它的调用之前发回"))
     finally:
         course.close()
+
+
+def reasoning_model() -> str:
+    """The model a check uses to try an input on a reasoning model: the course's own model when it is
+    one, else gpt-5 (what the offline model answers as a reasoning model: a reasoning item before
+    each call, which the API wants back before that call)."""
+    return model_name() if is_reasoning_model(model_name()) else "gpt-5"
 
 
 def _refused(label: str, problem: str | None, message: str) -> str:
@@ -417,8 +445,7 @@ def check_request_2(fn: Any) -> bool:
     one made with `store: false`) and send what it returns as request 2; pass when each request is the right
     kind, is accepted, and its answer quotes every tool output."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define request_2(task_item, response, outputs_by_call_id, stored)",
-                          "还没有作答：定义 request_2(task_item, response, outputs_by_call_id, stored)"))
+        return failed(unassigned("request_2", "request_2(task_item, response, outputs_by_call_id, stored)", through=""))
     if not callable(fn):
         return failed(passed_a_call("request_2", fn))
     course = offline_course()
@@ -477,3 +504,6 @@ SOLUTIONS: Solutions = {
     "check_second_input": lambda: build_second_input,
     "check_request_2": lambda: request_2,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -5,14 +5,17 @@ Both checks use real streams from the offline model, typed by the openai SDK:
 - `check_calls_from_stream(fn)`: the learner's `calls_from_stream(events)` gets the events of
   nine streams (one call; two calls in one turn; the same two calls with their pieces mixed in
   seven ways, `interleavings`, which the event types allow: every event names its item) and must return
-  `{call_id: arguments as a dict}`. It names the mistakes: a delta parsed (`json.loads` on a
-  piece), item ids (`fc_…`) where call ids belong, the arguments left as text, the pieces of two
-  calls joined together.
+  `{call_id: arguments as a dict}`; then on four real streams cut before `response.completed` (a
+  dropped connection: `cuts`), where it must return the calls whose arguments arrived whole (their
+  `.done` came) and leave out one still arriving: reading the final event cannot pass. It names the
+  mistakes: a delta parsed (`json.loads` on a piece), item ids (`fc_…`) where call ids belong, the
+  arguments left as text, the pieces of two calls joined together, the final event read.
 - `check_stream_answer(fn)`: the learner's `stream_answer(client, context)` gets a context that
   ends with real `function_call_output` items (one call; two calls) and must stream the final
   answer and return its whole text. The wire must show `stream: true`; the text must be the
-  answer the stream carried, every piece of it (the body is kept whole under the capture, so an
-  answer that stops reading early is judged too, and told it left the stream open).
+  answer the stream carried, every piece of it, and the code must have read the stream to its
+  last event, `response.completed` (the body is handed over one event at a time and counted, so
+  the check judges what the code read, inside a `with` block or not).
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`).
 """
@@ -22,13 +25,16 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import openai
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name
+from course_lib.exercises.answers import (as_dict, difference, passed_a_call, raised, returned_early, same,
+                                           shown, type_name, unassigned)
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb04 import ONE_CALL, TWO_CALLS
 from course_lib.exercises.offline import model_name, offline_course
 from course_lib.lang import say
@@ -82,9 +88,53 @@ def interleavings(events: list) -> list[tuple[str, str, list]]:
     return [(en, zh, interleave(events, order)) for en, zh, order in orders]
 
 
+def cut(events: list, after: Any) -> list:
+    """The stream as a dropped connection leaves it: its events up to and including the first for
+    which `after(event)` is true (never `response.completed`)."""
+    end = next(i for i, event in enumerate(events) if after(event))
+    return events[: end + 1]
+
+
+def whole_calls(events: list) -> dict[str, dict]:
+    """{call_id: arguments} of the calls whose arguments arrived whole in `events` (their
+    `response.function_call_arguments.done` came): what a cut stream still holds."""
+    call_ids = {e.output_index: e.item.call_id for e in events
+                if e.type == "response.output_item.added" and e.item.type == "function_call"}  # fmt: skip
+    return {call_ids[e.output_index]: json.loads(e.arguments) for e in events
+            if e.type == "response.function_call_arguments.done"}  # fmt: skip
+
+
+def cuts(one: list, two: list) -> list[tuple[str, str, list]]:
+    """(English, Chinese, events): real streams cut before `response.completed`, as a dropped
+    connection leaves them. No final event to read: only assembling each call from its own events
+    gives its arguments."""
+    def nth(kind: str, n: int) -> Any:
+        seen = [0]
+
+        def hit(event: Any) -> bool:
+            seen[0] += event.type == kind
+            return event.type == kind and seen[0] == n
+
+        return hit
+
+    mixed = interleavings(two)[0][2]
+    second = [e.output_index for e in two if e.type == "response.output_item.added" and e.item.type == "function_call"][1]
+    return [
+        ("the one-call stream, cut while its arguments were still arriving",
+         "在参数还没传完时被截断的单个调用的流", cut(one, nth("response.function_call_arguments.delta", 2))),
+        ("the two-call stream, cut while the second call's arguments were arriving",
+         "在第二个调用的参数传输途中被截断的两个调用的流",
+         cut(two, lambda e: e.type == "response.function_call_arguments.delta" and e.output_index == second)),
+        ("the two-call stream, cut just before response.completed", "在 response.completed 之前被截断的两个调用的流",
+         two[:-1]),
+        ("the interleaved two-call stream, cut just before response.completed",
+         "片段交错、在 response.completed 之前被截断的两个调用的流", mixed[:-1]),
+    ]
+
+
 def _streams() -> list[tuple[str, list, dict[str, dict], bool]]:
     """(label, events, expected calls, pieces interleaved?) for the one-call stream, the two-call
-    stream, and the two-call stream mixed in every way of `interleavings`."""
+    stream, the two-call stream mixed in every way of `interleavings`, and the streams of `cuts`."""
     course = offline_course()
     try:
         tools = course.host.responses_tools()
@@ -92,21 +142,43 @@ def _streams() -> list[tuple[str, list, dict[str, dict], bool]]:
         for label, task in ((say("the one-call stream", "单个调用的流"), ONE_CALL),
                             (say("the two-call stream", "两个调用的流"), TWO_CALLS)):
             events = list(course.client.responses.create(model=model_name(), input=task, tools=tools, stream=True))
-            calls = {item.call_id: json.loads(item.arguments) for item in events[-1].response.output}
+            calls = {item.call_id: json.loads(item.arguments) for item in events[-1].response.output
+                     if item.type == "function_call"}  # a reasoning model puts a reasoning item first
             cases.append((label, events, calls, False))
         cases += [(say(en, zh), mixed, cases[1][2], True) for en, zh, mixed in interleavings(cases[1][1])]
+        cases += [(say(en, zh), events, whole_calls(events), True) for en, zh, events in cuts(cases[0][1], cases[1][1])]
         return cases
     finally:
         course.close()
 
 
+def _is_cut(events: list) -> bool:
+    return events[-1].type != "response.completed"
+
+
 def _calls_problem(events: list, expected: dict[str, dict], got: Any) -> str | None:
     calls = as_dict(got)
+    item_ids = {e.item.call_id: e.item.id for e in events
+                if e.type == "response.output_item.added" and e.item.type == "function_call"}  # fmt: skip
+    if calls is not None and _is_cut(events) and not set(calls) & set(item_ids.values()):
+        arriving = [e.item.call_id for e in events if e.type == "response.output_item.added"
+                    and e.item.type == "function_call" and e.item.call_id not in expected]  # fmt: skip
+        if extra := [call_id for call_id in calls if call_id in arriving]:
+            return say("{call_id}'s arguments never finished (no .done came before the stream was cut): leave that "
+                       "call out, its text is not the arguments",
+                       "{call_id} 的参数一直没有传完（流被截断之前没有等到 .done）：把这个调用排除在外，它的文本还不是参数",
+                       call_id=extra[0])
+        if missing := [call_id for call_id in expected if call_id not in calls]:
+            return say("{call_id}'s arguments were whole at its response.function_call_arguments.done, but your result "
+                       "leaves it out: this stream was cut before {what}. The .done event is where a call's arguments "
+                       "are whole (section 4): do not wait for anything after it",
+                       "{call_id} 的参数在它的 response.function_call_arguments.done 时就完整了，可你的结果里没有它："
+                       "这个流在 {what} 之前就被截断了。.done 事件就是调用的参数完整的地方（第 4 节）：不要等它之后的任何事件",
+                       call_id=missing[0], what=_missing_end(events))
     if calls is None:
         return say("calls_from_stream must return a dict {{call_id: arguments}}, got {kind}",
                    "calls_from_stream 必须返回一个 dict {{call_id: arguments}}，得到的是 {kind}",
                    kind=type_name(got)) + returned_early(got)
-    item_ids = {e.item.call_id: e.item.id for e in events if e.type == "response.output_item.added"}
     if set(calls) == set(item_ids.values()) and set(calls) != set(expected):
         return say("the keys are item ids (fc_…), the ids the deltas carry; a function_call_output needs the call_id "
                    "(call_…), which comes whole in the call's response.output_item.added event",
@@ -136,11 +208,19 @@ def _calls_problem(events: list, expected: dict[str, dict], got: Any) -> str | N
     return None
 
 
+def _missing_end(events: list) -> str:
+    """The events a cut stream never sent, as a message names them."""
+    types = {e.type for e in events}
+    if "response.output_item.done" not in types or sum(e.type == "response.output_item.done" for e in events) < sum(
+            e.type == "response.output_item.added" for e in events):  # fmt: skip
+        return "response.output_item.done"
+    return "response.completed"
+
+
 def check_calls_from_stream(fn: Any) -> bool:
     """Check `calls_from_stream(events) -> {call_id: dict}` on three real streams."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define calls_from_stream(events)",
-                          "还没有作答：定义 calls_from_stream(events)"))
+        return failed(unassigned("calls_from_stream", "calls_from_stream(events)", through=""))
     if not callable(fn):
         return failed(passed_a_call("calls_from_stream", fn))
     streams = _streams()
@@ -158,17 +238,25 @@ def check_calls_from_stream(fn: Any) -> bool:
                               f"在{label}上，json.loads 失败（{error}）：增量是参数文本的一个片段，不是 JSON；"
                               "把片段拼起来，等这个调用的 .done 事件到来时再解析完整的文本"))
         except Exception as error:  # the learner's code: report whatever it raised
-            return failed(say("on {label}, calls_from_stream raised {error}", "在{label}上，calls_from_stream 抛出了 {error}",
-                              label=label, error=raised(error)))
+            hint = say(": this stream ends with {last}, cut before response.completed as a dropped connection leaves it, "
+                       "so there is no final response to read; put each call together from its own events",
+                       "：这个流以 {last} 结束，在 response.completed 之前就被截断了（断开的连接就是这样），所以没有最终的"
+                       "响应可读；要由每个调用自己的事件把它拼起来", last=events[-1].type) if _is_cut(events) else ""
+            return failed(say("on {label}, calls_from_stream raised {error}{hint}",
+                              "在{label}上，calls_from_stream 抛出了 {error}{hint}", label=label, error=raised(error),
+                              hint=hint))
         if not_answered(got):
             return failed(say("Not answered yet: calls_from_stream still returns ...",
                               "还没有作答：calls_from_stream 仍然返回 ..."))
         if (problem := _calls_problem(events, expected, got)) is not None:
             return failed(say(f"on {label}: {problem}", f"在{label}上：{problem}"))
     return passed(say("every call was put together from its own pieces, under its call_id, parsed once complete "
-                      "(also with the pieces of two calls mixed in {n} different orders)",
+                      "(also with the pieces of two calls mixed in {n} different orders, and on {m} streams cut before "
+                      "response.completed)",
                       "每个调用都由它自己的片段拼成，放在它的 call_id 下，完整之后才解析（两个调用的片段以 {n} 种不同顺序"
-                      "交错时也是如此）", n=sum(1 for *_, mixed in streams if mixed)))
+                      "交错时也是如此，在 {m} 个于 response.completed 之前被截断的流上也是如此）",
+                      n=sum(1 for _, events, _, mixed in streams if mixed and not _is_cut(events)),
+                      m=sum(1 for _, events, _, _ in streams if _is_cut(events))))
 
 
 def calls_from_stream(events: list) -> dict[str, dict]:
@@ -212,23 +300,46 @@ def _answer_problem(answer: Any, events: list[dict]) -> str | None:
     if answer.replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(" ", ""):
         return say("the pieces are joined with something in between: join them with nothing, ''.join(...)",
                    "片段之间被加了东西：拼接时中间什么也不加，''.join(...)")
-    return say("it returned {mine}…, but the stream's answer is {theirs}…",
-               "它返回的是 {mine}…，但流里的回答是 {theirs}…", mine=shown(answer[:50]), theirs=shown(text[:50]))
+    mine, theirs = difference(answer, text, 50)
+    return say("it returned {mine}, but the stream's answer is {theirs}",
+               "它返回的是 {mine}，但流里的回答是 {theirs}", mine=mine, theirs=theirs)
+
+
+class _CountedEvents(httpx.SyncByteStream):
+    """A response body handed over one server-sent event at a time, counting how many were taken.
+    The SDK reads the next event only when the code iterating the stream asks for it, so the count
+    says which events reached the learner's code (the last one read is `events[taken - 1]`)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.chunks = [chunk + b"\n\n" for chunk in body.split(b"\n\n") if chunk.strip()]
+        self.taken = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            self.taken += 1
+            yield chunk
+
+    def close(self) -> None:
+        pass
 
 
 class _WholeBodies(httpx.BaseTransport):
-    """Keeps each response body whole as it passes, under the wire capture: the offline model
-    answers in-process, all at once, so the check sees the whole stream even when a learner's
-    code stopped reading it halfway (the capture above records only what was read)."""
+    """Keeps each response body whole as it passes, under the wire capture, and hands a streamed one
+    over event by event (`_CountedEvents`): the check sees the whole stream, and how much of it the
+    learner's code read, whether it read to the end, closed the stream early or left it open."""
 
     def __init__(self, inner: httpx.BaseTransport) -> None:
-        self.inner, self.bodies = inner, []
+        self.inner, self.bodies, self.streams = inner, [], []
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self.inner.handle_request(request)
         body = response.read()
         self.bodies.append(body.decode("utf-8", "replace"))
-        return httpx.Response(response.status_code, headers=response.headers, content=body, request=request)
+        if not response.headers.get("content-type", "").startswith("text/event-stream"):
+            return httpx.Response(response.status_code, headers=response.headers, content=body, request=request)
+        counted = _CountedEvents(body)
+        self.streams.append(counted)
+        return httpx.Response(response.status_code, headers=response.headers, stream=counted, request=request)
 
     def close(self) -> None:
         self.inner.close()
@@ -237,8 +348,7 @@ class _WholeBodies(httpx.BaseTransport):
 def check_stream_answer(fn: Any) -> bool:
     """Check `stream_answer(client, context) -> str` after one call and after two."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define stream_answer(client, context)",
-                          "还没有作答：定义 stream_answer(client, context)"))
+        return failed(unassigned("stream_answer", "stream_answer(client, context)", through=""))
     if not callable(fn):
         return failed(passed_a_call("stream_answer", fn))
     bodies = _WholeBodies(offline_transport())
@@ -277,15 +387,17 @@ def check_stream_answer(fn: Any) -> bool:
             events = wire_events(whole)
             if (problem := _answer_problem(answer, events)) is not None:
                 return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
-            if sent[-1].response is None:  # the capture records a stream once it is read to the end or closed
-                last = events[-1]["type"]
-                return failed(say("{label}: your text is whole, but you returned before the stream ended and left it "
-                                  "open: {last} never reached your code, and only it says the response is complete "
-                                  "(a message may have more parts, or end incomplete). Read every event, or close the "
-                                  "stream (with ... as stream:).",
-                                  "{label}：你的文本是完整的，但你在流结束之前就返回了，而且让它一直开着：{last} 从未到达"
-                                  "你的代码，而只有它说明响应已经完整（一条消息可能还有更多部分，也可能以未完成结束）。"
-                                  "请读完每一个事件，或者关闭这个流（with ... as stream:）。", label=label, last=last))
+            counted = bodies.streams[-1] if bodies.streams else None
+            if counted is not None and counted.taken < len(events):  # what the code read, not how it left the stream
+                return failed(say("{label}: your text is whole, but your code stopped reading at {at} (event {n} of "
+                                  "{total}): {last} never reached it, and only that event says the answer is complete "
+                                  "(a message may have more parts, or end incomplete). Read the stream to its last "
+                                  "event before you return.",
+                                  "{label}：你的文本是完整的，但你的代码读到 {at}（第 {n} 个事件，共 {total} 个）就停了："
+                                  "{last} 从未到达它，而只有这个事件说明回答已经完整（一条消息可能还有更多部分，也可能以"
+                                  "未完成结束）。返回之前，把流读到最后一个事件。", label=label,
+                                  at=events[counted.taken - 1]["type"] if counted.taken else say("nothing", "还没读"),
+                                  n=counted.taken, total=len(events), last=events[-1]["type"]))
     finally:
         course.close()
     return passed(say("both answers were streamed and put back together, every piece in order",
@@ -305,3 +417,6 @@ SOLUTIONS: Solutions = {
     "check_calls_from_stream": lambda: calls_from_stream,
     "check_stream_answer": lambda: stream_answer,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -12,7 +12,9 @@ always offline (the clients are built on the in-process transport, whatever the 
 - `check_to_messages(fn)`: the learner's `to_messages(task, call, output)` turns one Responses
   round trip (a real `function_call` and its output text) into Anthropic `messages`. Checked for
   `input` sent as text, a `tool_use_id` that is not the `tool_use` block's `id`, the result in the
-  assistant message or as a Responses item, then sent: the answer must quote the output.
+  assistant message or as a Responses item, `is_error: true` on a result that is a success, and
+  any order the Messages API refuses (`api_rules.messages_order_problems`: the tool_result blocks
+  first in the user turn, text only after them), then sent: the answer must quote the output.
 
 Every message the checks write themselves follows the edition's language (`course_lib.lang.say`);
 the offline model's refusals they quote stay in the API's own words.
@@ -29,9 +31,11 @@ import pydantic
 from openai.types.chat import ChatCompletion
 from openai.types.responses import ResponseFunctionToolCall
 
+from course_lib.api_rules import messages_order_problems
 from course_lib.arguments import json_type_name
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import not_json, passed_a_call, raised, returned_early, shown, type_name
+from course_lib.exercises.answers import not_json, passed_a_call, raised, returned_early, shown, type_name, unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import anthropic_model_name, model_name, offline_anthropic, offline_client
 from course_lib.lang import say
 
@@ -43,6 +47,13 @@ CHAT_TOOLS = [{"type": "function", "function": {"name": "fs__read_text_file", "d
                                                 "parameters": SCHEMA}}]  # fmt: skip
 MESSAGES_TOOLS = [{"name": "fs__read_text_file", "description": "Read a text file.", "input_schema": SCHEMA}]
 OUTPUTS = ["# Notes\nA tool call has three kinds of object.", "# Todo\n- wire the result back"]
+
+
+def _refusal_text(error: anthropic.BadRequestError | openai.BadRequestError) -> str:
+    """The API's own sentence from a 400, without the SDK's "Error code: 400 - {…}" wrapping."""
+    body = error.body if isinstance(error.body, dict) else {}
+    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    return str(inner.get("message") or error.message)
 
 
 def _plain(value: Any) -> Any:
@@ -136,8 +147,7 @@ def _first_chat_problem(completion: ChatCompletion, outputs: dict[str, str], rep
 def check_chat_replies(fn: Any) -> bool:
     """Check `chat_replies(completion, outputs_by_id) -> list of messages` (see the module docstring)."""
     if not_answered(fn):
-        return failed(say("write chat_replies(completion, outputs_by_id) and pass the function itself",
-                          "编写 chat_replies(completion, outputs_by_id)，并传入函数本身"))
+        return failed(unassigned("chat_replies", "chat_replies(completion, outputs_by_id)", through=""))
     if not callable(fn):
         return failed(passed_a_call("chat_replies", fn))
     with offline_client() as client:
@@ -157,8 +167,9 @@ def check_chat_replies(fn: Any) -> bool:
         try:
             final = client.chat.completions.create(model=model_name(), messages=[task, *plain], tools=CHAT_TOOLS)
         except openai.BadRequestError as error:
-            return failed(say(f"the offline model refused the messages, as the real API would: {error.body['message']}",
-                              f"离线模型拒绝了这些消息，真实的 API 也会这样：{error.body['message']}"))
+            refusal = _refusal_text(error)
+            return failed(say(f"the offline model refused the messages, as the real API would: {refusal}",
+                              f"离线模型拒绝了这些消息，真实的 API 也会这样：{refusal}"))
     answer = final.choices[0].message.content or ""
     if not all(text.splitlines()[1] in answer for text in OUTPUTS):
         return failed(say("the model's answer does not quote both results: is each reply under its own call's id?",
@@ -229,14 +240,24 @@ def _first_messages_problem(call: ResponseFunctionToolCall, messages: list[Any],
     if _tool_text(results[0].get("content", "")) != output:
         return say("the tool_result does not carry the output: its content is the tool's text, output as it was given",
                    "tool_result 没有带上输出：它的 content 是工具的文本，即原样传入的 output")
+    if results[0].get("is_error") is True:
+        return say("the tool_result says is_error: true, but the read succeeded (output is the file's lines): the model "
+                   "would take a success for a failure. Leave is_error out (it defaults to false) or set it false; it "
+                   "is true only when the tool failed",
+                   "tool_result 写着 is_error: true，可这次读取是成功的（output 是文件的内容）：模型会把成功当成失败。"
+                   "不写 is_error（默认为 false）或写成 false；只有工具失败时它才是 true")
+    if order := messages_order_problems(messages):
+        return say("the Messages API refuses this order: {refusal}{hint}", "Messages API 拒绝这样的顺序：{refusal}{hint}",
+                   refusal=order[0], hint=say(" Put the tool_result block(s) first in the user message; text may "
+                                              "follow them.", " 把 tool_result 块放在这条用户消息的最前面；文字可以"
+                                              "跟在它们后面。") if "at the beginning" in order[0] else "")
     return None
 
 
 def check_to_messages(fn: Any) -> bool:
     """Check `to_messages(task, call, output) -> messages` (see the module docstring)."""
     if not_answered(fn):
-        return failed(say("write to_messages(task, call, output) and pass the function itself",
-                          "编写 to_messages(task, call, output)，并传入函数本身"))
+        return failed(unassigned("to_messages", "to_messages(task, call, output)", through=""))
     if not callable(fn):
         return failed(passed_a_call("to_messages", fn))
     with offline_client() as client:
@@ -258,8 +279,9 @@ def check_to_messages(fn: Any) -> bool:
             final = claude.messages.create(model=anthropic_model_name(), max_tokens=512, tools=MESSAGES_TOOLS,
                                            messages=plain)
         except anthropic.BadRequestError as error:
-            return failed(say(f"the offline model refused the messages, as the real API would: {error.message}",
-                              f"离线模型拒绝了这些消息，真实的 API 也会这样：{error.message}"))
+            refusal = _refusal_text(error)
+            return failed(say(f"the offline model refused the messages, as the real API would: {refusal}",
+                              f"离线模型拒绝了这些消息，真实的 API 也会这样：{refusal}"))
     text = "".join(block.text for block in final.content if block.type == "text")
     # The offline model reads a text block after the tool_result as a new request; a real model answers
     # from the result either way, and the structure above is already right, so the answer is judged
@@ -283,3 +305,6 @@ SOLUTIONS: Solutions = {
     "check_chat_replies": lambda: chat_replies,
     "check_to_messages": lambda: to_messages,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -29,8 +29,9 @@ from anyio.from_thread import start_blocking_portal
 from pydantic import BaseModel, ConfigDict
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
-from course_lib.exercises.answers import passed_a_call, raised, shown, type_name
+from course_lib.exercises.answers import passed_a_call, raised, shown, type_name, unassigned
 from course_lib.execution import Execution, Executor, Session, Tool, ToolError
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 from course_lib.retry import RetryPolicy, execute_with_retries, retry_verdict
 
@@ -266,8 +267,7 @@ def check_should_retry(fn: Callable[[dict[str, Any], bool, bool], bool]) -> bool
     """Run `fn(error, is_write, has_key)` on every recorded failure with every (is_write, has_key)
     pair; report the first wrong verdict."""
     if not_answered(fn):
-        return failed(say("Not answered yet: write should_retry(error, is_write, has_key) and pass the function itself.",
-                          "还没有作答：写出 should_retry(error, is_write, has_key)，并传入函数本身。"))
+        return failed(unassigned("should_retry", "should_retry(error, is_write, has_key)", through=""))
     if not callable(fn) or isinstance(fn, type):
         return failed(passed_a_call("should_retry", fn))
     errors = recorded_errors()
@@ -392,8 +392,9 @@ def _field_problem(policy: RetryPolicy) -> str | None:
     """Why a field of `policy` cannot be a number of waiting (a str, NaN, a bool...), or None."""
     attempts = policy.max_attempts
     if type(attempts) is not int:
-        return say("max_attempts={got} ({kind}): it counts attempts, so give a whole number, e.g. max_attempts=3.",
-                   "max_attempts={got}（{kind}）：它数的是尝试次数，所以要给整数，例如 max_attempts=3。",
+        return say("max_attempts={got} ({kind}): it counts attempts, so give a whole number (an int, written without "
+                   "a decimal point or quotes).",
+                   "max_attempts={got}（{kind}）：它数的是尝试次数，所以要给整数（int，不带小数点，也不带引号）。",
                    got=shown(attempts), kind=type_name(attempts))
     for name in _NUMBERS:
         value = getattr(policy, name)
@@ -508,3 +509,6 @@ SOLUTIONS: Solutions = {
     # total ≤ (0.125 + 0.1875)·1.2 = 0.375
     "check_retry_policy": lambda: RetryPolicy(max_attempts=3, base_delay=0.125, factor=1.5, jitter=0.2, budget=0.5),
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

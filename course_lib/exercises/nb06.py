@@ -5,7 +5,9 @@
   library's own `approval.action_id`: same id exactly when it is the same tool, the same
   arguments (in any key order) and the same user.
   Then two properties, for every case: every order of the keys, at every level, gives one id;
-  every one-character change of the content, the path, the tool or the user gives another.
+  every one-character change of the content, the path, the tool or the user gives another. Then
+  what a forged approval cannot hit (`ids.forgery_problem`): no two of 1,024 distinct actions share
+  an id, and the id holds at least 64 bits (the passing line states its size).
 - `check_write_decisions(answer)`: for six described attempts, will the write run? Each attempt
   is then played for real — a fresh copy of the workspace, a `NotesStore`, an `AuditedExecutor`
   and an approval of action A — and the learner's answer is compared with what happened.
@@ -34,6 +36,9 @@ from anyio.from_thread import start_blocking_portal
 
 from course_lib.approval import action_id
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import difference, unassigned
+from course_lib.exercises.guard import guard_checks
+from course_lib.exercises.ids import forgery_problem, size_words
 from course_lib.lang import language, say
 
 
@@ -135,8 +140,7 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
     """Run `fn` on every pair of `PAIRS`, then on every key order and every one-character change
     of a case; name the first pair or property it gets wrong and the likely mistake."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define make_action_id(tool, arguments, user_id) and pass the function itself.",
-                          "还没有作答：定义 make_action_id(tool, arguments, user_id)，并传入函数本身。"))
+        return failed(unassigned("make_action_id", "make_action_id(tool, arguments, user_id)"))
     if not callable(fn):
         return failed(say(f"Pass the function itself (make_action_id, without parentheses); you passed {_shown(fn)}.",
                           f"请传入函数本身（make_action_id，不带括号）；你传入的是 {_shown(fn)}。"))
@@ -147,10 +151,11 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
             return failed(problem)
         same = action_id(*first) == action_id(*second)
         if same and ids[0] != ids[1]:
+            one, other = difference(ids[0], ids[1], 30)
             return failed(say(f"pair {number} ({what}) is ONE action and must get the same id; yours gave "
-                              f"{_cut(ids[0])} and {_cut(ids[1])}. Hint: {_hint(number, fn)}",
+                              f"{one} and {other}. Hint: {_hint(number, fn)}",
                               f"第 {number} 对（{what}）是同一个动作，必须得到同一个 id；你的函数给出了 "
-                              f"{_cut(ids[0])} 和 {_cut(ids[1])}。提示：{_hint(number, fn)}"))
+                              f"{one} 和 {other}。提示：{_hint(number, fn)}"))
         if not same and ids[0] == ids[1]:
             return failed(say(f"pair {number} ({what}) are TWO different actions but get the same id {_cut(ids[0])}: "
                               f"approving one would authorize the other. Hint: {_hint(number, fn)}",
@@ -158,10 +163,13 @@ def check_make_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
                               f"批准其中一个就会授权另一个。提示：{_hint(number, fn)}"))
     if (problem := _every_key_order(fn)) or (problem := _every_one_character_change(fn)):
         return failed(problem)
+    size, problem = forgery_problem(fn, ("apply_note_update", dict(NOTE), "alice"), name="make_action_id")
+    if size is None:
+        return failed(problem or "")
     message = say(f"all {len(PAIRS)} pairs right, every key order gives one id and every one-character change "
-                  "another: key order is ignored; tool, every argument and the user are bound.",
+                  f"another: key order is ignored; tool, every argument and the user are bound. And {size_words(size)}.",
                   f"全部 {len(PAIRS)} 对都对了，每一种键的顺序都得到同一个 id，每一处单个字符的改动都得到另一个："
-                  "键的顺序被忽略；工具、每个参数和用户都被绑定。")
+                  f"键的顺序被忽略；工具、每个参数和用户都被绑定。而且{size_words(size)}。")
     if _joined_without_separator(fn):
         message += say(" One caution: your id joins the parts with nothing between them. It holds here only by luck —"
                        " a JSON object ends at its own closing brace, and MCP's naming rule for tools allows only letters,"
@@ -508,3 +516,6 @@ SOLUTIONS: Solutions = {
     "check_make_action_id": lambda: _make_action_id_solution,
     "check_write_decisions": lambda: {"a": True, "b": False, "c": False, "d": False, "e": False, "f": True},
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

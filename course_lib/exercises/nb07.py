@@ -35,6 +35,7 @@ from course_lib.arguments import ReadTextFileArgs
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name, unassigned
 from course_lib.execution import CallContext, Executor, Session, Tool
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import language, say
 from course_lib.parallel import Call, execute_batch
 
@@ -543,3 +544,6 @@ SOLUTIONS: Solutions = {
     "check_pair_outputs": lambda: _pair_outputs_solution,
     "check_plan": lambda: _plan_solution,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

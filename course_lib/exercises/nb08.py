@@ -17,6 +17,7 @@ from typing import Any
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import raised, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import offline_course
 from course_lib.explorer import GROUP_NAMES_ZH, GROUPS, PANELS, Explorer, Snapshot
 from course_lib.lang import say
@@ -72,22 +73,21 @@ def _names(answer: Any) -> tuple[list[str] | None, str | None]:
     """The panel names a learner's answer gives (trimmed, lower case), or why it gives none: not a
     set (a str, a dict, a generator...), a name that is no panel, a group's name for a panel's."""
     if isinstance(answer, str | bytes):
-        return None, say("Give a set of panel names such as {{'arguments'}}, not {kind} {answer}: put the names in "
-                         "braces, e.g. answer = {{'arguments', 'parsed'}}.",
-                         "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind} {answer}：把名字放进花括号里，"
-                         "例如 answer = {{'arguments', 'parsed'}}。", kind=type_name(answer), answer=shown(answer))
+        return None, say("Give a set of panel names, not {kind} {answer}: put the names in braces, "
+                         "answer = {{'…', '…'}}.",
+                         "请给出面板名的集合，而不是 {kind} {answer}：把名字放进花括号里，answer = {{'…', '…'}}。",
+                         kind=type_name(answer), answer=shown(answer))
     if isinstance(answer, Mapping):
-        return None, say("Give a set of panel names such as {{'arguments'}}, not a {kind}: the names only, without "
-                         "values.", "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind}：只要名字，不要值。",
-                         kind=type_name(answer))
+        return None, say("Give a set of panel names ({{'…', '…'}}), not a {kind}: the names only, without values.",
+                         "请给出面板名的集合（{{'…', '…'}}），而不是 {kind}：只要名字，不要值。", kind=type_name(answer))
     if isinstance(answer, Iterator):
-        return None, say("Give a set of panel names such as {{'arguments'}}, not {kind}: it can be read only once; "
-                         "write a set, e.g. {{name for name in PANELS if ...}}.",
-                         "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind}：它只能读一次；请写成集合，"
+        return None, say("Give a set of panel names ({{'…', '…'}}), not {kind}: it can be read only once; write a "
+                         "set, e.g. {{name for name in PANELS if ...}}.",
+                         "请给出面板名的集合（{{'…', '…'}}），而不是 {kind}：它只能读一次；请写成集合，"
                          "例如 {{name for name in PANELS if ...}}。", kind=type_name(answer))
     if not isinstance(answer, Set | list | tuple):
-        return None, say("Give a set of panel names such as {{'arguments'}}, not {kind} {answer}.",
-                         "请给出面板名的集合，例如 {{'arguments'}}，而不是 {kind} {answer}。",
+        return None, say("Give a set of panel names ({{'…', '…'}}), not {kind} {answer}.",
+                         "请给出面板名的集合（{{'…', '…'}}），而不是 {kind} {answer}。",
                          kind=type_name(answer), answer=shown(answer))
     try:
         given = list(answer)
@@ -120,9 +120,10 @@ GROUP_OF_NAME = {**{group: group for group in GROUPS}, **{zh: group for group, z
 def _judge(answer: Any, scenario: str) -> bool:
     """Compare the learner's set of panel names with the panels that really changed."""
     if not_answered(answer):
-        return failed(say('Not answered yet: set answer = the set of panel names that change, e.g. '
-                          '{"arguments", "parsed"}, and run the cell again.',
-                          '还没有作答：令 answer = 会变化的面板名集合，例如 {"arguments", "parsed"}，再运行这个单元格。'))
+        return failed(say('Not answered yet: set answer = the set of the panels that change, by name (names from '
+                          'PANELS, written like {"…", "…"}), and run the cell again.',
+                          '还没有作答：令 answer = 会变化的面板的名字组成的集合（名字取自 PANELS，写法如 {"…", "…"}），'
+                          '再运行这个单元格。'))
     names, problem = _names(answer)
     if problem:
         return failed(problem)
@@ -168,3 +169,6 @@ SOLUTIONS: Solutions = {
     "check_other_server": lambda: {"mcp_result", "function_call_output", "answer"},
     "check_not_sent_back": lambda: {"arguments", "parsed", "mcp_arguments", "mcp_result", "function_call_output"},
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -33,6 +33,8 @@ from itertools import combinations
 from typing import Any
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
+from course_lib.exercises.answers import unassigned
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 
 _LEARNER_ERRORS = (Exception, SystemExit)  # whatever the learner's function raises, except Ctrl-C
@@ -89,10 +91,12 @@ def _by_id() -> dict[str, Any]:
 
 
 def _reference_citation(answer: str, read_paths: set[str]) -> bool:
-    from course_lib.evaluation import cited_sources
-
-    cited = cited_sources(answer)
-    return bool(cited) and set(cited) <= set(read_paths)
+    """The verdict the exercise defines (notebook 09, Exercise 1): a path in a `Sources:` line, or in
+    the `[path]` / `[path:line]` after a quoted sentence, is a citation; every one must have been read.
+    Written once, as the reference solution; the evaluation's own reader (`evaluation.cited_sources`)
+    reads more forms (markdown, `(path, line 4)`) and keeps only note-shaped paths, so it is not the
+    exercise's rule."""
+    return _citation_solution(answer, read_paths)
 
 
 # ---- exercise 1: citation_correct -----------------------------------------------------------------
@@ -123,6 +127,15 @@ CRAFTED = {
         "- A write runs only after a person approved it. [/notes/approval.md]\n\n"
         "Sources: /notes/retries.md, /notes/idempotency.md, /notes/approval.md",
         {"/notes/retries.md", "/notes/idempotency.md", "/notes/approval.md"}),
+    "quoted sentences cited with their lines ([path:3], [path:2-4])": (
+        "From your notes:\n- Retry only failures that can recover. [/notes/retries.md:3]\n"
+        "- The same key returns the stored result. [/notes/idempotency.md:2-4]\n\n"
+        "Sources: /notes/retries.md, /notes/idempotency.md",
+        {"/notes/retries.md", "/notes/idempotency.md"}),
+    "a quoted sentence cited with its line, from a note never read": (
+        "From your notes:\n- Retry only failures that can recover. [/notes/retries.md:3]\n"
+        "- Writes need an idempotency key. [/notes/idempotency.md:5]\n\nSources: /notes/retries.md",
+        READ_ONE),
 }  # fmt: skip
 """label → (answer, paths read): crafted answers; the verdict still comes from the reference."""
 CRAFTED_ZH = {
@@ -149,6 +162,15 @@ CRAFTED_ZH = {
         "- 只有在一个人批准之后，写入才会执行。 [/notes/approval.md]\n\n"
         "来源：/notes/retries.md、/notes/idempotency.md、/notes/approval.md",
         {"/notes/retries.md", "/notes/idempotency.md", "/notes/approval.md"}),
+    "quoted sentences cited with their lines ([path:3], [path:2-4])": (
+        "根据你的笔记：\n- 只重试那些能自己恢复的失败。 [/notes/retries.md:3]\n"
+        "- 同一个键返回已存的结果。 [/notes/idempotency.md:2-4]\n\n"
+        "来源：/notes/retries.md、/notes/idempotency.md",
+        {"/notes/retries.md", "/notes/idempotency.md"}),
+    "a quoted sentence cited with its line, from a note never read": (
+        "根据你的笔记：\n- 只重试那些能自己恢复的失败。 [/notes/retries.md:3]\n"
+        "- 写入需要一个幂等键。 [/notes/idempotency.md:5]\n\n来源：/notes/retries.md",
+        READ_ONE),
 }  # fmt: skip
 """The same crafted answers as the zh-CN edition's assistant writes them (根据你的笔记： … 来源：a、b)."""
 
@@ -173,6 +195,12 @@ HINTS = {
     "two notes read, only one cited (the other was a stub)":
         ("a note read but not cited is fine: check cited ⊆ read, not read ⊆ cited.",
          "读过却没引用的笔记没有问题：检查 引用 ⊆ 读过，而不是 读过 ⊆ 引用。"),
+    "quoted sentences cited with their lines ([path:3], [path:2-4])":
+        ("the line comes after a colon: [/notes/retries.md:3] cites /notes/retries.md; cut the path at the colon.",
+         "行号跟在冒号后面：[/notes/retries.md:3] 引用的是 /notes/retries.md；在冒号处把路径截断。"),
+    "a quoted sentence cited with its line, from a note never read":
+        ("a [path:line] after a quoted sentence is a citation too, its line aside.",
+         "引用句子后面的 [path:行号] 也是引用，行号不算。"),
     "q01": ("take the paths from the line that starts with 'Sources:'.", "从以“来源：”开头的那一行取出路径。"),
     "q15": ("an answer that cites nothing cannot have correct citations: return False.",
             "什么都没引用的回答谈不上引用正确：返回 False。"),
@@ -193,6 +221,8 @@ LABELS_ZH = {
         "一个只写了前缀的来源（/notes/retries 不是 /notes/retries.md）",
     "a quoted sentence tagged with a note that was never read": "一个引用句子标注了一篇从没读过的笔记",
     "three sources, all read": "三个来源，都读过",
+    "quoted sentences cited with their lines ([path:3], [path:2-4])": "引用句子带着行号（[path:3]、[path:2-4]）",
+    "a quoted sentence cited with its line, from a note never read": "一个带行号的引用句子，出自一篇从没读过的笔记",
     "q01 (one search, then two reads in one turn)": "q01（一次搜索，然后同一轮里两次读取）",
     "q13 and q14, with a search added to q13 (chit-chat that searched anyway)": "q13 和 q14，q13 加上了一次搜索（照样做了搜索的闲聊）",
     "q01 answered after the search alone (read_note never called)": "只搜索就回答的 q01（从没调用 read_note）",
@@ -283,8 +313,11 @@ def _citation_hint(case: CitationCase, right: bool) -> str:
                "它引用了 {paths}，每一篇都在 read_paths 里：这就是正确的，不管还读了别的什么。", paths=", ".join(cited))
 
 
-def _tags(answer: str) -> list[str]:
-    return re.findall(r"^- .+ \[(/[^\]\s]+)\][ \t]*$", answer, re.M)
+def _tags(answer: str, keep_line: bool = False) -> list[str]:
+    """The paths in the `[path]` / `[path:line]` after each quoted sentence (`keep_line`: with the
+    `:line` left on, as a learner who forgot to cut it reads them)."""
+    found = re.findall(r"^- .+ \[(/[^\]\s:]+)(:[^\]\s]*)?\][ \t]*$", answer, re.M)
+    return [path + line if keep_line else path for path, line in found]
 
 
 def _sources_line(answer: str, last_only: bool = False) -> list[str]:
@@ -307,6 +340,8 @@ CITATION_MISTAKES: list[tuple[Callable[[str, set[str]], bool], tuple[str, str]]]
     (lambda a, r: bool(cited := re.findall(r"/notes/[\w./-]+?\.md", a)) and set(cited) <= r, HINTS["q18"]),
     (lambda a, r: bool(cited := _sources_line(a) + _tags(a)) and all(any(p in q for q in r) for p in cited),
      HINTS["a source named by its prefix only (/notes/retries is not /notes/retries.md)"]),
+    (lambda a, r: bool(cited := _sources_line(a) + _tags(a, keep_line=True)) and set(cited) <= r,
+     HINTS["quoted sentences cited with their lines ([path:3], [path:2-4])"]),
     (lambda a, r: bool(cited := _sources_line(a) + _tags(a)) and all(p in r for p in cited[:2]),
      ("every cited note must have been read, not only the first ones.", "每篇被引用的笔记都必须读过，不只是前几篇。")),
 ]  # fmt: skip
@@ -339,8 +374,7 @@ def check_citation_correct(fn: Callable[[str, set[str]], bool]) -> bool:
     """Run `fn` on chosen and real answers (every answer of the evaluation, with several sets of notes
     read); name the first one it judges wrongly."""
     if not_answered(fn):
-        return failed(say("Not answered yet: define citation_correct(answer, read_paths) and pass the function itself.",
-                          "还没有作答：定义 citation_correct(answer, read_paths)，并传入函数本身。"))
+        return failed(unassigned("citation_correct", "citation_correct(answer, read_paths)"))
     if not callable(fn):
         return failed(say("Pass the function itself (citation_correct, without parentheses); you passed {fn}.",
                           "请传入函数本身（citation_correct，不带括号）；你传入的是 {fn}。", fn=_shown(fn)))
@@ -383,7 +417,7 @@ def _citation_solution(answer: str, read_paths: set[str]) -> bool:
         for prefix, separator in (("Sources:", ","), ("来源：", "、")):  # the English and the zh-CN assistant
             if line.startswith(prefix):
                 cited |= {p.strip() for p in line.removeprefix(prefix).split(separator) if p.strip()}
-        tag = re.fullmatch(r"- .+ \[(/\S+)\]", line.strip())
+        tag = re.fullmatch(r"- .+ \[(/[^\]\s:]+)(?::[^\]\s]*)?\]", line.strip())  # [path] or [path:line]
         if tag:
             cited.add(tag.group(1))
     return bool(cited) and cited <= set(read_paths)
@@ -550,8 +584,7 @@ def check_tool_selection_accuracy(fn: Callable[[list[Any]], float]) -> bool:
     from course_lib.evaluation import tool_selection
 
     if not_answered(fn):
-        return failed(say("Not answered yet: define tool_selection_accuracy(traces) and pass the function itself.",
-                          "还没有作答：定义 tool_selection_accuracy(traces)，并传入函数本身。"))
+        return failed(unassigned("tool_selection_accuracy", "tool_selection_accuracy(traces)"))
     if not callable(fn):
         return failed(say("Pass the function itself (tool_selection_accuracy, without parentheses); you passed {fn}.",
                           "请传入函数本身（tool_selection_accuracy，不带括号）；你传入的是 {fn}。", fn=_shown(fn)))
@@ -595,3 +628,6 @@ SOLUTIONS: Solutions = {
     "check_citation_correct": lambda: _citation_solution,
     "check_tool_selection_accuracy": lambda: _selection_solution,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

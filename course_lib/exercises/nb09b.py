@@ -35,6 +35,7 @@ import mcp_types
 from course_lib.connection import WireMessage
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import model_name, offline_client, offline_course
 from course_lib.frameworks.keep_failure import keep_failure as _reference_keep_failure
 from course_lib.frameworks.bench import Run
@@ -333,3 +334,6 @@ SOLUTIONS: Solutions = {
     "check_links": lambda: links,
     "check_keep_failure": lambda: keep_failure,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

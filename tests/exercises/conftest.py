@@ -48,6 +48,13 @@ class Corpus:
             assert printed.startswith("✓ ") and printed.count("\n") == 1, printed
 
 
+@pytest.fixture(autouse=True)
+def checks_fail_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault of a check itself raises here instead of becoming a polite ✗ line (`guard`): the
+    build fails where a learner would only read "the check itself failed"."""
+    monkeypatch.setenv("COURSE_CHECKS_STRICT", "1")
+
+
 @pytest.fixture
 def corpus(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Corpus:
     """A `Corpus` on this test's monkeypatch and captured stdout."""

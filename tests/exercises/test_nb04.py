@@ -236,15 +236,20 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_second_input(...) is False
     assert check_request_2(...) is False
     assert capsys.readouterr().out == (
-        "✗ Not answered yet: define build_second_input(task_item, response, outputs_by_call_id)\n"
-        "✗ Not answered yet: define request_2(task_item, response, outputs_by_call_id, stored)\n"
+        # (this module imports the reference build_second_input: the check sees it defined)
+        "✗ You defined build_second_input, but what the check was given is still ...: pass the function itself "
+        "(build_second_input, without parentheses) to the check and run the cell again.\n"
+        "✗ Not answered yet: define request_2(task_item, response, outputs_by_call_id, stored), then pass the function "
+        "itself (request_2, without parentheses) to the check and run the cell again.\n"
     )
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_second_input(...) is False
     assert check_request_2(...) is False
     assert capsys.readouterr().out == (
-        "✗ 还没有作答：定义 build_second_input(task_item, response, outputs_by_call_id)\n"
-        "✗ 还没有作答：定义 request_2(task_item, response, outputs_by_call_id, stored)\n"
+        "✗ 你已经定义了 build_second_input，但传给检查的仍然是 ...：把函数本身（build_second_input，不带括号）传给检查，"
+        "再运行这个单元格。\n"
+        "✗ 还没有作答：定义 request_2(task_item, response, outputs_by_call_id, stored)，然后把函数本身（request_2，不带括号）"
+        "传给检查，再运行这个单元格。\n"
     )
 
 

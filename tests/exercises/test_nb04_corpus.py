@@ -151,11 +151,22 @@ def typed_items_and_parts(task_item, response, outputs):
 
 
 def calls_first_then_outputs(task_item, response, outputs):
-    """Another order the API takes: every call, then every output (each still after its call)."""
-    found = calls(response)
+    """Another order the API takes: every output item (a reasoning model's reasoning item included),
+    then every output (each still after its call). It used to send the calls alone, which a
+    reasoning model refuses: the check had no reasoning model's response to try it on."""
     return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": task_item["content"]}]},
-            *(c.model_dump(exclude_none=True) for c in found),
-            *(feedback_item(c.call_id, outputs[c.call_id]) for c in found)]
+            *(item.model_dump(exclude_none=True) for item in response.output),
+            *(feedback_item(c.call_id, outputs[c.call_id]) for c in calls(response))]
+
+
+def calls_alone(task_item, response, outputs):
+    """Only the calls and their outputs: right for a model that does not reason, refused for one that does."""
+    return [task_item, *(item for c in calls(response) for item in (c.to_dict(), feedback_item(c.call_id, outputs[c.call_id])))]
+
+
+def test_second_input_without_the_reasoning_item_is_refused(corpus):
+    corpus.wrong(check_second_input, calls_alone, ["of a reasoning model (gpt-5)", "without its required 'reasoning' item",
+                                                    "its reasoning item before its call"], ["推理模型", "reasoning 项放在它的调用之前"])
 
 
 @pytest.mark.parametrize("answer", [typed_items_and_parts, calls_first_then_outputs],

@@ -105,16 +105,18 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_calls_from_stream(...) is False
     assert check_stream_answer(...) is False
     assert capsys.readouterr().out == (
-        "✗ Not answered yet: define calls_from_stream(events)\n"
-        "✗ Not answered yet: define stream_answer(client, context)\n"
+        "✗ Not answered yet: define calls_from_stream(events), then pass the function itself (calls_from_stream, "
+        "without parentheses) to the check and run the cell again.\n"
+        "✗ Not answered yet: define stream_answer(client, context), then pass the function itself (stream_answer, "
+        "without parentheses) to the check and run the cell again.\n"
     )
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_calls_from_stream(...) is False
     assert check_stream_answer(...) is False
     assert check_calls_from_stream("calls_from_stream") is False
     assert capsys.readouterr().out == (
-        "✗ 还没有作答：定义 calls_from_stream(events)\n"
-        "✗ 还没有作答：定义 stream_answer(client, context)\n"
+        "✗ 还没有作答：定义 calls_from_stream(events)，然后把函数本身（calls_from_stream，不带括号）传给检查，再运行这个单元格。\n"
+        "✗ 还没有作答：定义 stream_answer(client, context)，然后把函数本身（stream_answer，不带括号）传给检查，再运行这个单元格。\n"
         "✗ 请传入函数本身（calls_from_stream，不带括号）；你传入的是 str 'calls_from_stream'。\n"
     )
 

@@ -123,13 +123,53 @@ def from_the_done_events_text(events):
 
 
 def from_the_completed_response(events):
-    """Another: response.completed carries the whole response."""
+    """Never assembles the stream: reads the whole response from response.completed. It used to pass
+    (every stream the check tried completed); a stream cut before its end has no final event."""
     done = next(e for e in events if e.type == "response.completed")
     return {item.call_id: json.loads(item.arguments) for item in done.response.output if item.type == "function_call"}
 
 
-@pytest.mark.parametrize("answer", [at_output_item_done, from_the_done_events_text, from_the_completed_response],
-                         ids=["output_item.done", "arguments of .done", "response.completed"])
+def from_the_last_event(events):
+    """The same shortcut, written as events[-1].response."""
+    return {item.call_id: json.loads(item.arguments) for item in events[-1].response.output
+            if item.type == "function_call"}
+
+
+def parses_what_arrived(events):
+    """Assembles by item, but parses every call's text, also one still arriving (caught, kept as text)."""
+    call_ids, texts = {}, {}
+    for e in events:
+        if e.type == "response.output_item.added":
+            call_ids[e.output_index], texts[e.output_index] = e.item.call_id, ""
+        elif e.type == "response.function_call_arguments.delta":
+            texts[e.output_index] += e.delta
+    calls = {}
+    for index, call_id in call_ids.items():
+        try:
+            calls[call_id] = json.loads(texts[index])
+        except json.JSONDecodeError:
+            calls[call_id] = texts[index]
+    return calls
+
+
+CUT_WRONG = [  # answers no complete stream tells apart from a right one: the cut streams do
+    ("reads response.completed (never assembles)", from_the_completed_response,
+     ["cut while its arguments were still arriving", "raised StopIteration", "cut before response.completed",
+      "put each call together from its own events"], ["被截断", "要由每个调用自己的事件把它拼起来"]),
+    ("reads events[-1].response (never assembles)", from_the_last_event,
+     ["raised AttributeError", "no final response to read"], ["没有最终的响应可读"]),
+    ("keeps a call whose arguments never finished", parses_what_arrived,
+     ["arguments never finished", "leave that call out"], ["一直没有传完", "排除在外"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("answer", "en", "zh"), [row[1:] for row in CUT_WRONG], ids=[row[0] for row in CUT_WRONG])
+def test_calls_from_stream_answers_that_never_assemble_fail_on_a_cut_stream(corpus, answer, en, zh):
+    corpus.wrong(check_calls_from_stream, answer, en, zh)
+
+
+@pytest.mark.parametrize("answer", [at_output_item_done, from_the_done_events_text],
+                         ids=["output_item.done", "arguments of .done"])
 def test_calls_from_stream_other_right_answers_pass(corpus, answer):
     corpus.right(check_calls_from_stream, answer)
 
@@ -204,6 +244,16 @@ def starter_body(client, context):
     return ...  # your code here: the answer's text
 
 
+def closed_at_output_text_done(client, context):
+    """Stops at output_text.done, inside a with block that closes the stream: response.completed never
+    reaches the code."""
+    with client.responses.create(model=model_name(), input=context, stream=True) as stream:
+        for event in stream:
+            if event.type == "response.output_text.done":
+                return event.text
+    return ""
+
+
 ANSWER_WRONG = [
     ("not streamed", not_streamed, ["the request was not streamed", "pass stream=True"], ["请求没有以流式发送"]),
     ("the last piece only", the_last_piece, ["it returned one piece", "join every output_text.delta"],
@@ -214,8 +264,12 @@ ANSWER_WRONG = [
      ["它返回了空文本"]),
     ("joined with spaces", joined_with_spaces, ["joined with something in between"], ["片段之间被加了东西"]),
     ("returned at response.output_text.done, the stream left open", returns_at_output_text_done,
-     ["your text is whole, but you returned before the stream ended", "response.completed never reached your code",
-      "close the stream"], ["你的文本是完整的", "关闭这个流"]),
+     ["your text is whole, but your code stopped reading at response.output_text.done",
+      "response.completed never reached it", "Read the stream to its last event"], ["你的文本是完整的", "把流读到最后一个事件"]),
+    # It used to pass: the check judged how the stream was left (closed by the with block), not what the code read.
+    ("returned at response.output_text.done inside a with block", closed_at_output_text_done,
+     ["your code stopped reading at response.output_text.done", "response.completed never reached it"],
+     ["就停了", "从未到达它"]),
     ("the Stream object itself", the_stream_object, ["must return the answer's text (a str), got Stream"],
      ["必须返回回答的文本"]),
     ("only the last item of the context sent", the_task_only, ["raised BadRequestError", "No tool call found",
@@ -235,16 +289,19 @@ def with_the_stream_helper(client, context):
         return stream.get_final_response().output_text
 
 
-def closed_at_output_text_done(client, context):
-    """Another: stop at output_text.done, but close the stream (the with-block does)."""
-    with client.responses.create(model=model_name(), input=context, stream=True) as stream:
-        for event in stream:
-            if event.type == "response.output_text.done":
-                return event.text
-    return ""
+def returns_at_completed(client, context):
+    """Another: joins the pieces and returns on response.completed, from inside the loop (the stream
+    is read to its last event; it used to be told response.completed "never reached your code")."""
+    text = ""
+    for event in client.responses.create(model=model_name(), input=context, stream=True):
+        if event.type == "response.output_text.delta":
+            text += event.delta
+        elif event.type == "response.completed":
+            return text
+    return text
 
 
-@pytest.mark.parametrize("answer", [with_the_stream_helper, closed_at_output_text_done],
-                         ids=["responses.stream()", "closed at output_text.done"])
+@pytest.mark.parametrize("answer", [with_the_stream_helper, returns_at_completed],
+                         ids=["responses.stream()", "returns at response.completed"])
 def test_stream_answer_other_right_answers_pass(corpus, answer):
     corpus.right(check_stream_answer, answer)

@@ -119,8 +119,11 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_chat_replies(...) is False
     assert check_to_messages(...) is False
     assert capsys.readouterr().out == (
-        "✗ write chat_replies(completion, outputs_by_id) and pass the function itself\n"
-        "✗ write to_messages(task, call, output) and pass the function itself\n"
+        # (this module imports the reference chat_replies and to_messages: the check sees them defined)
+        "✗ You defined chat_replies, but what the check was given is still ...: pass the function itself "
+        "(chat_replies, without parentheses) to the check and run the cell again.\n"
+        "✗ You defined to_messages, but what the check was given is still ...: pass the function itself "
+        "(to_messages, without parentheses) to the check and run the cell again.\n"
     )
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_chat_replies(...) is False
@@ -128,8 +131,8 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_chat_replies(lambda c, o: ...) is False
     assert check_to_messages(lambda t, c, o: ...) is False
     assert capsys.readouterr().out == (
-        "✗ 编写 chat_replies(completion, outputs_by_id)，并传入函数本身\n"
-        "✗ 编写 to_messages(task, call, output)，并传入函数本身\n"
+        "✗ 你已经定义了 chat_replies，但传给检查的仍然是 ...：把函数本身（chat_replies，不带括号）传给检查，再运行这个单元格。\n"
+        "✗ 你已经定义了 to_messages，但传给检查的仍然是 ...：把函数本身（to_messages，不带括号）传给检查，再运行这个单元格。\n"
         "✗ chat_replies 仍然返回起始代码里的 (...)：返回要追加的消息列表\n"
         "✗ to_messages 仍然返回起始代码里的 (...)：返回那三条消息\n"
     )

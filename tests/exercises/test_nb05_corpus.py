@@ -98,7 +98,7 @@ SHOULD_RETRY_WRONG = [  # (what the learner did, answer, English words, Chinese 
     ("the starter, never filled in", starter, ["Not answered yet: should_retry still returns ..."], ["还没有作答"]),
     ("called instead of passed", True, ["Pass the function itself (should_retry, without parentheses)", "bool True"],
      ["请传入函数本身（should_retry，不带括号）"]),
-    ("nothing passed", None, ["Not answered yet: write should_retry(error, is_write, has_key)"], ["还没有作答"]),
+    ("nothing passed", None, ["Not answered yet: define should_retry(error, is_write, has_key)"], ["还没有作答"]),
 ]  # fmt: skip
 
 

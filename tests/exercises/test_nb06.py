@@ -316,14 +316,16 @@ def test_the_not_answered_messages_follow_the_edition(monkeypatch, capsys):
     assert check_make_action_id(...) is False
     assert check_write_decisions({label: ... for label in "abcdef"}) is False
     assert capsys.readouterr().out == (
-        "✗ Not answered yet: define make_action_id(tool, arguments, user_id) and pass the function itself.\n"
+        "✗ Not answered yet: define make_action_id(tool, arguments, user_id), then set answer = make_action_id (the "
+        "function itself, without parentheses) and run the cell again.\n"
         "✗ Not answered yet: replace the ... of a, b, c, d, e, f with True (the write runs) or False.\n"
     )
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert check_make_action_id(...) is False
     assert check_write_decisions({label: ... for label in "abcdef"}) is False
     assert capsys.readouterr().out == (
-        "✗ 还没有作答：定义 make_action_id(tool, arguments, user_id)，并传入函数本身。\n"
+        "✗ 还没有作答：定义 make_action_id(tool, arguments, user_id)，然后写 answer = make_action_id（函数本身，不带括号），"
+        "再运行这个单元格。\n"
         "✗ 还没有作答：把 a, b, c, d, e, f 的 ... 换成 True（写入会运行）或 False。\n"
     )
 
@@ -366,10 +368,12 @@ def test_wrong_id_types_crashes_and_the_caution_are_in_chinese(monkeypatch, caps
     assert check_make_action_id(concatenated) is True
     out = capsys.readouterr().out
     assert out.startswith("✓ 全部 10 对都对了，每一种键的顺序都得到同一个 id，每一处单个字符的改动都得到另一个："
-                          "键的顺序被忽略；工具、每个参数和用户都被绑定。有一点要注意：你的 id 把各部分直接连在一起")
+                          "键的顺序被忽略；工具、每个参数和用户都被绑定。而且")
+    assert "大约要试 2^64 次。有一点要注意：你的 id 把各部分直接连在一起" in out
     assert check_make_action_id(SOLUTIONS["check_make_action_id"]()) is True
     assert capsys.readouterr().out == ("✓ 全部 10 对都对了，每一种键的顺序都得到同一个 id，每一处单个字符的改动都得到另一个："
-                                       "键的顺序被忽略；工具、每个参数和用户都被绑定。\n")
+                                       "键的顺序被忽略；工具、每个参数和用户都被绑定。而且在 1,024 个不同的动作里没有两个共用一个 id，"
+                                       "你的 id 大约有 64 位（至少需要 64 位）：要碰上一个已批准的 id，大约要试 2^64 次。\n")
 
 
 def test_write_decisions_are_explained_in_chinese(monkeypatch, capsys):

@@ -83,17 +83,18 @@ def test_each_wrong_answer_names_the_mistake_behind_it(capsys):
 def test_the_not_answered_message_follows_the_edition(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_LANG", "en")
     out = _says(nb08.check_tail_parse_only, ..., capsys)
-    assert out == ('✗ Not answered yet: set answer = the set of panel names that change, e.g. {"arguments", "parsed"}, '
-                   'and run the cell again.\n')
+    assert out == ('✗ Not answered yet: set answer = the set of the panels that change, by name (names from PANELS, '
+                   'written like {"…", "…"}), and run the cell again.\n')  # no solution as the example
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     out = _says(nb08.check_tail_parse_only, ..., capsys)
-    assert out == '✗ 还没有作答：令 answer = 会变化的面板名集合，例如 {"arguments", "parsed"}，再运行这个单元格。\n'
+    assert out == ('✗ 还没有作答：令 answer = 会变化的面板的名字组成的集合（名字取自 PANELS，写法如 {"…", "…"}），'
+                   '再运行这个单元格。\n')
 
 
 def test_wrong_shapes_are_explained_in_chinese(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_LANG", "zh-CN")
     assert _says(nb08.check_tail_parse_only, "arguments", capsys) == (
-        "✗ 请给出面板名的集合，例如 {'arguments'}，而不是 str 'arguments'：把名字放进花括号里，例如 answer = {'arguments', 'parsed'}。\n"
+        "✗ 请给出面板名的集合，而不是 str 'arguments'：把名字放进花括号里，answer = {'…', '…'}。\n"
     )
     out = _says(nb08.check_other_server, {"结果"}, capsys)
     assert out.startswith("✗ '结果' 是对象的种类，不是面板：这一类的面板是 mcp_result, function_call_output, answer")

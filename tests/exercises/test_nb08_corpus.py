@@ -36,7 +36,7 @@ WRONG = [  # (check, what the learner did, answer, English words, Chinese words)
     (check_tail_parse_only, "a misspelt panel", {"argument", "parsed"}, ["'argument' is not a panel name",
                                                                       "did you mean 'arguments'?"],
      ["'argument' 不是面板名", "你是不是想写 'arguments'？"]),
-    (check_tail_parse_only, "answer = ... left", ..., ["Not answered yet: set answer = the set of panel names"],
+    (check_tail_parse_only, "answer = ... left", ..., ["Not answered yet: set answer = the set of the panels that change"],
      ["还没有作答：令 answer ="]),
     # exercise 2: the same read from the other server
     (check_other_server, "the alias changes the arguments", OTHER | {"arguments"},

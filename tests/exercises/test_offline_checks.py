@@ -211,7 +211,8 @@ def test_every_check_has_a_solution_and_every_solution_a_check():
 
 def test_every_model_request_of_a_check_names_the_course_model(monkeypatch):
     """`COURSE_MODEL` / `COURSE_ANTHROPIC_MODEL` reach every request a check makes: no check
-    keeps a model name of its own."""
+    keeps a model name of its own, but for the cases that try an answer on a reasoning model
+    (`nb04.reasoning_model`: the course's model when it is one, else gpt-5), named below."""
     import course_lib.backend as backend
     import course_lib.exercises.offline as seam
 
@@ -243,4 +244,8 @@ def test_every_model_request_of_a_check_names_the_course_model(monkeypatch):
             verdict(getattr(module, name), answer)
     assert len(named) > 50
     models = {(path.endswith("/messages"), model) for path, model in named}
-    assert models == {(False, "course-check-model"), (True, "course-check-claude")}
+    assert models == {(False, "course-check-model"), (True, "course-check-claude"), (False, "gpt-5")}
+    monkeypatch.setenv("COURSE_MODEL", "o4-mini")  # a reasoning model as the course's: the reasoning cases use it
+    from course_lib.exercises.nb04 import reasoning_model
+
+    assert reasoning_model() == "o4-mini"

@@ -140,5 +140,6 @@ CASE_LABELS_ZH = {
     "two reads in one response": "一个响应里的两次读取",
     "a read that fails": "一次失败的读取",
     "no tool needed": "不需要工具",
+    "two reads from a reasoning model": "推理模型的两次读取",
 }  # fmt: skip
 """Every case label of notebook 10's drills, in Chinese (tests/exercises/test_nb10.py checks that none is missing)."""

@@ -3,6 +3,8 @@
 `check_action_id(fn)`: `action_id(tool, arguments, user_id) -> str` plugged into the approvals of
 a real `Executor`: alice's approval of action A must let A run (in any key order) and nothing
 else — another topic, `12` vs `"12"`, bob, another tool. A wrong id lets a write run for real.
+Then what a forged approval cannot hit (`ids.forgery_problem`): no two of 1,024 distinct actions
+share an id, and the id holds at least 64 bits.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib.approval import Approvals
 from course_lib.exercises import failed, passed
-from course_lib.exercises.answers import raised, shown
+from course_lib.exercises.answers import difference, raised, shown
+from course_lib.exercises.ids import forgery_problem, size_words
 from course_lib.exercises.nb10._common import ALICE, _case, _function, _returned, _run
 from course_lib.execution import CallContext, Execution, Executor, Session, Tool
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 
 
@@ -123,7 +127,7 @@ def check_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
         if differs is None and not ran:
             how = (say("the same action got two different ids", "同一个动作得到了两个不同的 id") if label == "A again, exactly"
                    else say("your ids differ: {a} vs {b}", "你的两个 id 不一样：{a} 和 {b}",
-                            a=shown(ids[0], 70), b=shown(ids[1], 70)))  # fmt: skip
+                            **dict(zip("ab", difference(ids[0], ids[1], 70)))))  # fmt: skip
             hint = (say("don't use random values, time or id(): the id must be a function of the action only",
                         "不要用随机值、时间或 id()：id 必须只由动作决定")
                     if label == "A again, exactly" else
@@ -137,13 +141,19 @@ def check_action_id(fn: Callable[[str, dict[str, Any], str], str]) -> bool:
                               "happened. Your id ignores {where}.",
                               "{case}：alice 批准的是 A，这次调用却凭那个批准运行了：发生了一次没有人批准的写入。"
                               "你的 id 没有考虑到{where}。", case=case, where=say(*_WHERE[differs])))
+    size, problem = forgery_problem(fn, ACTION_A, name="action_id")
+    if size is None:
+        return failed(problem or "")
     return passed(say("all {n} cases right in a real executor: A runs in any key order, and nothing else runs on A's "
-                      "approval.",
-                      "{n} 个用例在真实的执行器里全部正确：A 不论键的顺序如何都能运行，其他调用都不能凭 A 的批准运行。",
-                      n=len(ACTION_CASES)))
+                      "approval; {size}.",
+                      "{n} 个用例在真实的执行器里全部正确：A 不论键的顺序如何都能运行，其他调用都不能凭 A 的批准运行；"
+                      "{size}。", n=len(ACTION_CASES), size=size_words(size)))
 
 
 def _action_id_solution(tool: str, arguments: dict[str, Any], user_id: str) -> str:
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     # json.dumps of the list keeps the three parts apart: no "tool"+"user" run-together.
     return "act_" + hashlib.sha256(json.dumps([tool, canonical, user_id]).encode()).hexdigest()[:16]
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

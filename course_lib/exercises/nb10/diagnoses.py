@@ -20,6 +20,7 @@ from typing import Any
 from course_lib.drills import ANSWERS, EXERCISE_TRACES
 from course_lib.exercises import failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.failure_table import CHECKS_ZH, DIAGNOSIS_ROWS, ROWS
 from course_lib.lang import say
 
@@ -73,7 +74,7 @@ def _row(letter: str) -> str:
 def check_diagnoses(answers: Any) -> bool:
     """Check `{trace name: (row, first check)}` for every exercise trace; explain the first wrong
     one: the evidence in the trace, and why this check comes first."""
-    example = say('("D", "call_id")', '("D", "call_id") 或 ("D", "完整上下文")')
+    example = say('("A", "call trace") as for the worked example', '("A", "call trace") 或 ("A", "调用轨迹")，如同讲解过的例子')  # no exercise's answer
     if not_answered(answers):
         return failed(say("Not answered yet: fill in answers = {{trace name: (row letter, first check)}} and run the "
                           "cell again.",
@@ -129,3 +130,6 @@ def check_diagnoses(answers: Any) -> bool:
 
 def _diagnoses_solution() -> dict[str, tuple[str, str]]:
     return {name: (ANSWERS[name].row, ANSWERS[name].check) for name in EXERCISE_TRACES}
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -20,6 +20,7 @@ from course_lib.exercises import failed, not_answered, passed
 from course_lib.exercises.answers import raised, same, shown, type_name
 from course_lib.exercises.nb10._common import ALICE, _case, _run, _SaveArgs
 from course_lib.execution import CallContext, Executor, Tool, ToolError
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 from course_lib.retry import RetryPolicy, execute_with_retries
 
@@ -313,3 +314,6 @@ class _IdempotencyStoreSolution:
             result = await write()  # if it raises, nothing is stored
             self.results[key] = (fingerprint, result)
             return result, False
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -14,6 +14,7 @@ from typing import Any
 
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, shown
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb10._common import CASE_LABELS_ZH, _function, _returned
 from course_lib.lang import say
 
@@ -150,3 +151,6 @@ def _next_step_solution(error: dict[str, Any], is_write: bool, has_key: bool) ->
     if not error["retryable"]:
         return "stop"
     return "check_status" if is_write and not has_key else "retry"
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -19,6 +19,7 @@ from typing import Any
 from course_lib.broken_traces import THREE_READS
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import as_dict, raised, same, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb10._common import Label, _case, _function, _returned
 from course_lib.lang import say
 
@@ -246,3 +247,6 @@ def _pair_solution(items: list[dict[str, Any]]) -> dict[str, str]:
     if missing := [call_id for call_id in calls if call_id not in outputs]:
         raise ValueError(f"no output for {', '.join(missing)}")
     return {call_id: outputs[call_id] for call_id in calls}
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -15,6 +15,7 @@ from typing import Any
 from course_lib.arguments import ArgumentsError, parse_arguments_text
 from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, same, shown
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb10._common import READ, _case, _function, _returned
 from course_lib.lang import say
 
@@ -182,3 +183,6 @@ def _parse_arguments_solution(text: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"expected a JSON object, got {type(value).__name__}")
     return value
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -3,7 +3,8 @@
 `check_responses_loop(fn)`: the learner's `run_loop(client, model, task, tools, execute,
 max_steps=5) -> str` runs against the offline model through the real openai SDK and the real
 files server: one read, two reads in one turn, a read that fails, a message that needs no tool,
-then two models that misbehave — one that never stops calling, one whose response is cut off
+two reads from a reasoning model (its reasoning item must go back before its calls), then two
+models that misbehave — one that never stops calling, one whose response is cut off
 (`status: "incomplete"`). The answer must be the one the full context gives, and each mistake a
 learner really makes is named from what the model API said (a 400 names the broken item).
 """
@@ -15,7 +16,8 @@ from functools import cache
 from typing import Any
 
 from course_lib.exercises import failed, passed
-from course_lib.exercises.answers import raised, shown
+from course_lib.exercises.answers import difference, raised, shown
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.nb10._common import _case, _function, _returned
 from course_lib.exercises.nb10.pairing import _offline_client
 from course_lib.lang import language, say
@@ -26,8 +28,19 @@ CASES = {
     "two reads in one response": "Show the first 2 lines of /workspace/notes.txt and the first 2 lines of /workspace/todo.md",
     "a read that fails": "Show the first 2 lines of /workspace/missing.txt",
     "no tool needed": "Hello there",
+    "two reads from a reasoning model": "Show the first 2 lines of /workspace/notes.txt and the first 2 lines of /workspace/todo.md",
 }  # fmt: skip
-"""label → the user's task; the right answer is what the reference loop gets from the same model."""
+"""label → the user's task; the right answer is what the reference loop gets from the same model.
+The last case runs on a reasoning model (`reasoning_model`): its output puts a reasoning item before
+the calls, and the API wants it back there (`api_rules`: a function_call without its reasoning item
+is refused), so a loop that reorders or filters the model's items fails it."""
+
+
+def _model_for(label: str) -> str:
+    from course_lib.exercises.nb04 import reasoning_model
+    from course_lib.exercises.offline import model_name
+
+    return reasoning_model() if "reasoning model" in label else model_name()
 
 API_MISTAKES = (
     ("No tool output found for function call",
@@ -47,6 +60,15 @@ API_MISTAKES = (
      "item.model_dump() adds fields the API refuses (None values, Python names): send item.to_dict() or the "
      "typed item itself.",
      "item.model_dump() 会加上 API 拒绝的字段（None 值、Python 的字段名）：发送 item.to_dict()，或者直接发送带类型的项本身。"),
+    ("without its required 'reasoning' item",
+     "a reasoning model's function_call went back without the reasoning item before it: append every item of "
+     "response.output, in the order the model gave them, before the outputs.",
+     "推理模型的 function_call 发回去时，前面没有带上它的 reasoning 项：把 response.output 的每一项按模型给出的顺序"
+     "追加进去，再追加输出。"),
+    ("without its required following item",
+     "a reasoning item went back without the model's item that followed it: append every item of response.output, "
+     "in the order the model gave them.",
+     "一个 reasoning 项发回去时，后面没有带上模型跟在它后面的那一项：把 response.output 的每一项按模型给出的顺序追加进去。"),
     ("Invalid type for",
      "function_call_output.output is text (or a list of content parts): send execute(call)'s string as it is.",
      "function_call_output.output 是文本（或内容部分的列表）：把 execute(call) 返回的字符串原样发出。"),
@@ -91,27 +113,30 @@ def _execute(host: Any) -> Callable[[Any], str]:
     return execute
 
 
-def _run(fn: Any, task: str, mode: str = "normal") -> tuple[Any, _Client]:
+def _run(fn: Any, task: str, mode: str = "normal", model: str | None = None) -> tuple[Any, _Client]:
     from course_lib.exercises.offline import model_name
     from course_lib.host import files_host
 
     with files_host() as host:
         client = _Client(_offline_client(), task, mode)
         try:
-            return fn(client, model_name(), task, host.responses_tools(), _execute(host), max_steps=MAX_STEPS), client
+            return fn(client, model or model_name(), task, host.responses_tools(), _execute(host),
+                      max_steps=MAX_STEPS), client  # fmt: skip
         finally:
             client._client.close()
 
 
-def _reference(task: str) -> tuple[str, int]:
+def _reference(task: str, model: str | None = None) -> tuple[str, int]:
     """The answer the reference loop gets for `task`, and how many model requests it made (once per
-    task and edition: the offline model may word an answer in the edition's language)."""
-    return _reference_in(task, language())
+    task, model and edition: the offline model may word an answer in the edition's language)."""
+    from course_lib.exercises.offline import model_name
+
+    return _reference_in(task, model or model_name(), language())
 
 
 @cache
-def _reference_in(task: str, edition: str) -> tuple[str, int]:
-    answer, client = _run(_loop_solution, task)
+def _reference_in(task: str, model: str, edition: str) -> tuple[str, int]:
+    answer, client = _run(_loop_solution, task, model=model)
     return answer, client.requests
 
 
@@ -132,7 +157,7 @@ def check_responses_loop(fn: Any) -> bool:
     for label, task in CASES.items():
         case = _case(label)
         try:
-            answer, client = _run(fn, task)
+            answer, client = _run(fn, task, model=_model_for(label))
         except _Runaway:
             return failed(say("{case}: your loop was still asking after {n} model requests, with max_steps={cap}: stop "
                               "at the first response without a function_call, and after max_steps requests.",
@@ -141,7 +166,7 @@ def check_responses_loop(fn: Any) -> bool:
         except Exception as error:
             why = _api_mistake(error) or say("run_loop raised {error}", "run_loop 抛出了 {error}", error=raised(error))
             return failed(say("{case}: {why}", "{case}：{why}", case=case, why=why))
-        right, requests = _reference(task)
+        right, requests = _reference(task, _model_for(label))
         if not isinstance(answer, str):
             return failed(say("{case}: return the final answer text (response.output_text), not {got}",
                               "{case}：请返回最终回答的文本（response.output_text），而不是 {got}", case=case,
@@ -152,9 +177,10 @@ def check_responses_loop(fn: Any) -> bool:
                     if label == "two reads in one response" else
                     say("ask again with the whole context until a response holds no function_call, then return its "
                         "output_text.", "带着完整的上下文继续请求，直到某个响应里没有 function_call，再返回它的 output_text。"))  # fmt: skip
-            return failed(say("{case}: your answer {got}… is not the one the full context gives ({right}…): {hint}",
-                              "{case}：你的回答 {got}… 不是完整上下文给出的那个（{right}…）：{hint}",
-                              case=case, got=shown(answer[:60]), right=shown(right[:60]), hint=hint))
+            got, right = difference(answer, right, 60)
+            return failed(say("{case}: your answer {got} is not the one the full context gives ({right}): {hint}",
+                              "{case}：你的回答 {got} 不是完整上下文给出的那个（{right}）：{hint}",
+                              case=case, got=got, right=right, hint=hint))
         if client.requests != requests:
             return failed(say("{case}: {n} model requests, the loop needs {m}: stop at the first response without a "
                               "function_call.",
@@ -203,3 +229,6 @@ def _loop_solution(client: Any, model: str, task: str, tools: list[dict[str, Any
         items += [item.to_dict() for item in response.output]
         items += [{"type": "function_call_output", "call_id": call.call_id, "output": execute(call)} for call in calls]
     raise RuntimeError(f"no final answer after {max_steps} model requests")
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -23,6 +23,7 @@ from course_lib.exercises import failed, passed
 from course_lib.exercises.answers import raised, type_name
 from course_lib.exercises.nb10._common import ALICE, READ, Label, _case, _function, _returned, _run, _SaveArgs
 from course_lib.execution import CallContext, Execution, Executor, Tool
+from course_lib.exercises.guard import guard_checks
 from course_lib.lang import say
 from course_lib.parallel import Call
 
@@ -328,3 +329,6 @@ async def _run_turn_solution(calls: list[Call], execute: Callable[[Call], Awaita
             wave.append(i)
     await run_together(wave)
     return results
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens
