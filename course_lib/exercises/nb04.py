@@ -4,8 +4,8 @@ Both checks use real objects from the offline model, never look-alikes:
 
 - `check_second_input(fn)`: the learner's `build_second_input(task_item, response, outputs_by_call_id)`
   gets three real first responses (one call; two calls in one turn; two calls from a reasoning
-  model, whose input is judged without sending it: the reasoning item the API wants back before
-  its calls, `api_rules.responses_input_problems`) and the real tool outputs. The
+  model, whose input is first judged by the refusal table's rule, `api_rules.responses_input_problems`:
+  the reasoning item back before its calls, no output between them) and the real tool outputs. The
   list it returns is checked link by link (task first, every original call kept unchanged, exactly
   one output per call, after it, under its `call_id`, carrying the tool's text as a string or as
   `input_text` parts), then sent to the offline model for real: the answer must quote every tool output.
@@ -249,19 +249,16 @@ def check_second_input(fn: Any) -> bool:
             wire, _ = as_wire(items) if isinstance(items, list) else (None, None)
             if wire is None:  # not a list, or not JSON: nothing could be sent
                 return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
-            if is_reasoning_model(model):
-                # Judged on the input only: the reasoning item sent back, before its calls (outputs may stand
-                # between: whether the API accepts a function_call_output between two calls of one output is
-                # not settled in the refusal table's sources, and this exercise's hint puts each output after its call).
-                refusal = responses_input_problems([i for i in wire if i.get("type") != "function_call_output"], model)
+            if is_reasoning_model(model):  # the refusal table's rule first, in the API's words, then sent for real
+                refusal = responses_input_problems(wire, model)
                 if problem is None and refusal:
-                    problem = say("the API refuses this input for a reasoning model: {refusal} Send each item of the "
-                                  "response's output as it came, its reasoning item before its call",
-                                  "对推理模型，API 拒绝这样的 input：{refusal} 把响应的 output 中的每一项原样发回，"
-                                  "reasoning 项放在它的调用之前", refusal=refusal[0])
+                    problem = say("the API refuses this input for a reasoning model: {refusal} Send back every item of "
+                                  "the response's output as it came (its reasoning item before its calls, no output "
+                                  "between them), then one function_call_output per call",
+                                  "对推理模型，API 拒绝这样的 input：{refusal} 把响应 output 中的每一项原样发回（reasoning 项"
+                                  "在它的调用之前，调用之间不夹输出），然后每个调用一个 function_call_output", refusal=refusal[0])
                 if problem:
                     return failed(say(f"{label}: {problem}", f"{label}：{problem}"))
-                continue
             try:
                 second = course.client.responses.create(model=model, input=wire, tools=tools)
             except openai.BadRequestError as error:
@@ -295,14 +292,12 @@ def _refused(label: str, problem: str | None, message: str) -> str:
 
 
 def build_second_input(task_item: dict, response: Response, outputs_by_call_id: dict[str, str]) -> list:
-    """Reference: the task, then each output item of the response as it was sent, each call
-    followed by its feedback under the same call_id."""
-    items: list[Any] = [task_item]
-    for item in response.output:
-        items.append(item.to_dict())
-        if item.type == "function_call":
-            items.append(feedback_item(item.call_id, outputs_by_call_id[item.call_id]))
-    return items
+    """Reference: the task, then every output item of the response as it was sent, then one feedback
+    item per call under its call_id (a reasoning model refuses an output between the calls of one output)."""
+    sent = [item.to_dict() for item in response.output]
+    fed = [feedback_item(item.call_id, outputs_by_call_id[item.call_id]) for item in response.output
+           if item.type == "function_call"]  # fmt: skip
+    return [task_item, *sent, *fed]
 
 
 # ---- exercise 2: request 2, with previous_response_id or with explicit context -------------------

@@ -37,6 +37,7 @@ EQUIVALENT: dict[tuple[str, str], str] = {
                                                               "from 400 up differ), so `< 400` and `<= 400` agree",
     ("nb03c.check_session_to_send", "constant 400+1 line 6:31"): "the same boundary as `<= 400`",
     ("nb03c.check_accept_token", "constant 0+1 line 4:55"): "a token with no exp is refused either way (1 is long past)",
+    ("nb04.check_second_input", "reverse line 5:0"): "the outputs, after every call, are paired by call_id: " + ORDER,
     ("nb04.check_request_2", "reverse line 3:0"): "outputs are paired by call_id: " + ORDER,
     ("nb04c.check_chat_replies", "keyword exclude_none= line 4:12"): "the API takes an assistant message's null fields "
                                                                      "(the SDK's own message object sends them)",

@@ -140,13 +140,20 @@ def test_second_input_wrong_answer_names_its_mistake(corpus, answer, en, zh):
 
 
 def typed_items_and_parts(task_item, response, outputs):
-    """Another shape: the typed items themselves, and each output as a list of input_text parts."""
+    """Another shape: the typed items themselves, then each output as a list of input_text parts."""
+    return [task_item, *response.output, *({"type": "function_call_output", "call_id": c.call_id,
+                                           "output": [{"type": "input_text", "text": outputs[c.call_id]}]}
+                                          for c in calls(response))]  # fmt: skip
+
+
+def each_output_after_its_call(task_item, response, outputs):
+    """Every item back, each call followed at once by its output: a model that does not reason takes it,
+    a reasoning model refuses an output between the calls of one output."""
     items = [task_item]
     for item in response.output:
-        items.append(item)
+        items.append(item.to_dict())
         if item.type == "function_call":
-            items.append({"type": "function_call_output", "call_id": item.call_id,
-                          "output": [{"type": "input_text", "text": outputs[item.call_id]}]})
+            items.append(feedback_item(item.call_id, outputs[item.call_id]))
     return items
 
 
@@ -166,7 +173,12 @@ def calls_alone(task_item, response, outputs):
 
 def test_second_input_without_the_reasoning_item_is_refused(corpus):
     corpus.wrong(check_second_input, calls_alone, ["of a reasoning model (gpt-5)", "without its required 'reasoning' item",
-                                                    "its reasoning item before its call"], ["推理模型", "reasoning 项放在它的调用之前"])
+                                                    "its reasoning item before its calls"], ["推理模型", "reasoning 项在它的调用之前"])
+
+
+def test_second_input_with_an_output_between_a_reasoning_models_calls_is_refused(corpus):
+    corpus.wrong(check_second_input, each_output_after_its_call, ["of a reasoning model (gpt-5)", "no output between them"],
+                 ["推理模型", "调用之间不夹输出"])
 
 
 @pytest.mark.parametrize("answer", [typed_items_and_parts, calls_first_then_outputs],
