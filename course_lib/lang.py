@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import unicodedata
+from collections import deque
 from collections.abc import Mapping
+from typing import NamedTuple
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +88,44 @@ def say(en: str, zh: str, /, **fields: Any) -> str:
     field names) are written the same way in both.
     """
     text = zh if language() == "zh-CN" else en
+    _hear(en, zh, fields)
     return text.format(**fields) if fields else text
+
+
+class Heard(NamedTuple):
+    """One text `say` gave, in both languages: `template` is the English as written (before its
+    fields were filled), `en` and `zh` the texts filled."""
+
+    template: str
+    en: str
+    zh: str
+
+
+HEARD_LIMIT = 64
+_heard = threading.local()
+
+
+def _hear(en: str, zh: str, fields: Mapping[str, Any]) -> None:
+    """Keep the last HEARD_LIMIT texts said on this thread in both languages: a check's message is
+    made of them, and course_lib.progress records that message in both editions (the instructor's
+    room view groups one mistake across a room of both, in either language)."""
+    try:
+        pair = (en.format(**fields), zh.format(**fields)) if fields else (en, zh)
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError):  # a text that names other fields
+        return
+    pairs = getattr(_heard, "pairs", None)
+    if pairs is None:
+        pairs = _heard.pairs = deque(maxlen=HEARD_LIMIT)
+    pairs.append(Heard(en, *pair))
+
+
+def heard(*, forget: bool = False) -> list[Heard]:
+    """The texts `say` gave on this thread lately, oldest first (`forget`: and start afresh)."""
+    pairs = getattr(_heard, "pairs", None)
+    found = list(pairs or ())
+    if forget and pairs is not None:
+        pairs.clear()
+    return found
 
 
 def display_width(text: str) -> int:
