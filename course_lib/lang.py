@@ -87,8 +87,9 @@ def say(en: str, zh: str, /, **fields: Any) -> str:
     Both texts name the same fields; wire values inside them (`function_call`, `INVALID_INPUT`,
     field names) are written the same way in both.
     """
-    text = zh if language() == "zh-CN" else en
-    _hear(en, zh, fields)
+    edition = language()
+    text = zh if edition == "zh-CN" else en
+    _hear(en, zh, fields, edition)
     return text.format(**fields) if fields else text
 
 
@@ -105,17 +106,25 @@ HEARD_LIMIT = 64
 _heard = threading.local()
 
 
-def _hear(en: str, zh: str, fields: Mapping[str, Any]) -> None:
+def _hear(en: str, zh: str, fields: Mapping[str, Any], edition: str) -> None:
     """Keep the last HEARD_LIMIT texts said on this thread in both languages: a check's message is
     made of them, and course_lib.progress records that message in both editions (the instructor's
-    room view groups one mistake across a room of both, in either language)."""
-    try:
-        pair = (en.format(**fields), zh.format(**fields)) if fields else (en, zh)
-    except (KeyError, IndexError, ValueError, AttributeError, TypeError):  # a text that names other fields
-        return
+    room view groups one mistake across a room of both, in either language). A field that is what
+    `say` just gave (`say("a token {name}", "{name}", name=say(…))`) is filled in each language's words."""
     pairs = getattr(_heard, "pairs", None)
     if pairs is None:
         pairs = _heard.pairs = deque(maxlen=HEARD_LIMIT)
+    mine = 2 if edition == "zh-CN" else 1
+    just_said = {said[mine]: said for said in list(pairs)[-4:]}
+    try:
+        if fields:
+            inner = {name: just_said.get(value) if isinstance(value, str) else None for name, value in fields.items()}
+            pair = (en.format(**{k: inner[k].en if inner[k] else v for k, v in fields.items()}),
+                    zh.format(**{k: inner[k].zh if inner[k] else v for k, v in fields.items()}))  # fmt: skip
+        else:
+            pair = (en, zh)
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError):  # a text that names other fields
+        return
     pairs.append(Heard(en, *pair))
 
 

@@ -137,32 +137,61 @@ def bilingual(message: str, edition: str, heard: Iterable[Any]) -> Said:
     """`message` (in `edition`) in both editions, from `heard`: the (template, en, zh) texts
     `course_lib.lang.say` gave while the check ran. The longest texts found in the message are its
     parts, left to right; text between them that `say` did not give (an exception's words, a value)
-    is the same in both editions and is a part of its own."""
-    mine = 2 if edition == "zh-CN" else 1  # index of the edition's text in a Heard
-    found = [h for h in heard if len(h[mine].strip()) >= 2 and h[mine] in message]
-    covered: list[tuple[int, int, Any]] = []
-    for said in sorted(found, key=lambda h: -len(h[mine])):
-        start = message.find(said[mine])
-        while start >= 0 and any(a < start + len(said[mine]) and start < b for a, b, _ in covered):
-            start = message.find(said[mine], start + 1)
-        if start >= 0:
-            covered.append((start, start + len(said[mine]), said))
+    is the same in both editions and is a part of its own.
 
-    def into(other: int, text: str) -> str:  # the longest first: a text said inside another follows it
-        for said in sorted(found, key=lambda h: -len(h[mine])):
-            text = text.replace(said[mine], said[other])
+    A text said inside another's f-string (`say(f"… {label} …", f"… {label} …")` with `label` said
+    just before) is in the learner's words in both of the outer text's editions: it is put in the
+    other edition's words too. Into English, any Chinese text said is such a text. Into Chinese, an
+    English text is taken for one only when it is a phrase (a space in it): a single English word in
+    a Chinese text is more likely a wire value the course writes the same in both (`replayed`).
+    """
+    mine = 2 if edition == "zh-CN" else 1  # index of the edition's text in a Heard
+    other = 3 - mine
+    # The longest first; of two alike, the later: `say(…, name=say(…))` says the inner text first,
+    # and the outer one may be the inner one's words in one edition.
+    usable = [(i, h) for i, h in enumerate(heard) if len(h[mine].strip()) >= 2 and h[mine].strip() in message]
+    found = [h for _, h in sorted(usable, key=lambda ih: (-len(ih[1][mine].strip()), -ih[0]))]
+    covered: list[tuple[int, int, Any]] = []
+    for said in found:
+        text = said[mine].strip()
+        start = message.find(text)
+        while start >= 0 and any(a < start + len(text) and start < b for a, b, _ in covered):
+            start = message.find(text, start + 1)
+        if start >= 0:
+            covered.append((start, start + len(text), said))
+    spans = sorted(covered, key=lambda c: c[0])
+
+    def nested(text: str, into_: int) -> str:
+        for said in found:
+            inner, words = said[3 - into_].strip(), said[into_].strip()
+            if inner in text and (into_ == 1 or " " in inner):
+                text = text.replace(inner, words)
         return text
 
+    def translated(into_: int) -> str:
+        out, at = "", 0
+        for start, end, said in spans:
+            out += message[at:start]
+            words = nested(said[into_].strip(), into_)
+            # Each edition's spacing between sentences: "zero. Look" in English, "zero。读取" in Chinese.
+            if into_ == 1 and out[-1:] in tuple(".?!:;,)") and out and words[:1].isalnum():
+                out += " "
+            elif into_ == 2 and out.endswith(" ") and out.rstrip()[-1:] in tuple("。：；，）？！"):
+                out = out.rstrip()
+            out += words
+            at = end
+        return out + message[at:]
+
     parts, at = [], 0
-    for start, end, said in sorted(covered, key=lambda c: c[0]):
+    for start, end, said in spans:
         if message[at:start].strip():
             parts.append(message[at:start].strip())
-        # As written in English; an f-string's text may hold a text said inside it, in the edition's words.
-        parts.append(said[0] if mine == 1 else into(1, said[0]))
+        parts.append(said[0] if mine == 1 else nested(said[0], 1))  # the English as the course wrote it
         at = end
     if message[at:].strip():
         parts.append(message[at:].strip())
-    en, zh = (message, into(2, message)) if mine == 1 else (into(1, message), message)
+    translation = translated(other)
+    en, zh = (message, translation) if mine == 1 else (translation, message)
     return Said(en, zh, tuple(parts) if covered else (message,))
 
 
