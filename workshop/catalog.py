@@ -47,7 +47,8 @@ def _source(cell: dict[str, Any]) -> str:
 
 
 def exercise_titles(notebook: Path) -> dict[str, str]:
-    """check name → the `###` heading above the first code cell of `notebook` that calls it."""
+    """check name → the `###` heading above the first code cell of `notebook` that calls it (a
+    heading titles the first cell that calls a check after it, and no other)."""
     titles: dict[str, str] = {}
     heading = ""
     for cell in _cells(notebook):
@@ -58,10 +59,12 @@ def exercise_titles(notebook: Path) -> dict[str, str]:
                     heading = line[4:].strip()
                 elif line.startswith("## "):
                     heading = ""
-        elif cell["cell_type"] == "code":
-            for check in re.findall(r"\b(check_\w+)\(", text):
-                if heading and check not in titles:
-                    titles[check] = heading
+        elif cell["cell_type"] == "code" and heading:
+            calls = [check for check in re.findall(r"\b(check_\w+)\(", text) if check not in titles]
+            for check in calls:
+                titles[check] = heading
+            if calls:
+                heading = ""  # one heading titles one exercise: the next needs its own
     return titles
 
 

@@ -38,7 +38,7 @@ TLJH_CONFIG="$HUB_ENV/bin/tljh-config"                         # /usr/bin/tljh-c
 IDLE_TIMEOUT=3600
 CULL_EVERY=300
 MEM_LIMIT=1G
-CPU_LIMIT=1                                    # an integer: TLJH 2.0.0's schema says so
+CPU_LIMIT=1                                    # whole cores: TLJH 2.0.0's schema wants an integer
 
 domain="" email="" address="" repo="" edition=""
 while [ $# -gt 0 ]; do
@@ -125,6 +125,7 @@ ln -sf "$COURSE/workshop/jupyterhub_config.py" "$TLJH_PREFIX/config/jupyterhub_c
 "$TLJH_CONFIG" set https.enabled true
 if [ -n "$domain" ]; then
   "$TLJH_CONFIG" set https.letsencrypt.email "$email"
+  "$TLJH_CONFIG" remove-item https.letsencrypt.domains "$domain" >/dev/null 2>&1 || true  # once, on a re-run too
   "$TLJH_CONFIG" add-item https.letsencrypt.domains "$domain"
   where="$domain"
 else
