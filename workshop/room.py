@@ -233,8 +233,11 @@ class ClockApi(AdminOnly):
         start = body.get("start")
         if start == "now":
             start = roomdata.utcnow().isoformat(timespec="seconds")
-        elif start is not None:
-            raise web.HTTPError(400, 'start: "now" or null')
+        elif start is not None:  # when the session really started: an ISO time with its UTC offset
+            try:
+                start = roomdata.clean_time(start)
+            except roomdata.BadSummary:
+                raise web.HTTPError(400, 'start: "now", an ISO 8601 time with its UTC offset, or null') from None
         self.room.store.set_setting("clock", start)
         self.write_json({"clock": start})
 
@@ -273,8 +276,10 @@ class ProgressApi(web.RequestHandler):
         return
 
     def write_error(self, status_code: int, **kwargs: object) -> None:
+        """A JSON body saying what is wrong, for the relay's log (never a traceback)."""
+        error = kwargs.get("exc_info", (None, None, None))[1]
         self.set_header("Content-Type", "application/json; charset=utf-8")
-        self.finish(json.dumps({"error": self._reason}))
+        self.finish(json.dumps({"error": getattr(error, "log_message", None) or self._reason}))
 
     async def post(self) -> None:
         token = self.auth.get_token(self, in_cookie=False)
@@ -313,14 +318,20 @@ PAGE = """<!doctype html>
  th { background: #fafafa; font-weight: 600; } td.count { white-space: nowrap; text-align: right; }
  td.count.stuck { color: #a40000; font-weight: 700; } .nb { color: #666; margin-right: .4em; }
  .mistake { margin: .15rem 0 .4rem; } .mistake .n { font-weight: 700; margin-right: .4em; color: #a40000; }
- .mistake .since { color: #a40000; margin-left: .4em; white-space: nowrap; }
+ .mistake .since { color: #a40000; margin-right: .5em; white-space: nowrap; font-size: .8em; }
  .detail { color: #444; font-size: .88em; margin: .1rem 0 0 1.2em; } .detail .who { font-weight: 600; }
  .names { color: #555; font-size: .85em; } button.name { border: 0; background: none; color: #0645ad; padding: 0 .15em;
  cursor: pointer; font: inherit; text-decoration: underline; }
- body.projector { font-size: 26px; } body.projector header { font-size: 15px; }
- body.projector .names, body.projector .detail .who, body.projector #learners { display: none; }
- body.projector.show-names .names, body.projector.show-names .detail .who { display: revert; }
- body.projector .mistake .detail:nth-of-type(n+3) { display: none; }
+ body.projector { font-size: 24px; } body.projector header { font-size: 15px; }
+ body.projector #pace, body.projector #status { font-size: .75em; margin: .15rem 1rem; }
+ body.projector th { font-size: .7em; } body.projector td.exercise { width: 24%; }
+ body.projector .names, body.projector .who-list, body.projector #learners { display: none; }
+ body.projector.show-names .names, body.projector.show-names .who-list { display: revert; }
+ body:not(.projector) .distinct { display: none; }
+ .mistake .words, .distinct .message { display: -webkit-box; -webkit-box-orient: vertical; overflow: hidden; }
+ body.projector .mistake .words { -webkit-line-clamp: 2; }
+ body.projector .distinct { font-size: .72em; color: #444; margin: .1rem 0 0 1.2em; }
+ body.projector .distinct .message { -webkit-line-clamp: 2; } .distinct .count { font-weight: 700; margin-right: .3em; }
  dialog { max-width: 56rem; width: 90vw; } dialog table { width: 100%; margin: 0; }
 </style></head>
 <body><header>
@@ -413,20 +424,27 @@ function draw() {
     const stuck = row.insertCell(); stuck.className = "mistakes";
     for (const g of r.mistakes) {
       const line = el("div", "mistake"); line.dataset.mistake = g.mistake;
-      line.append(el("span", "n", g.count + " ×"), el("span", "template", g.title));
-      const longest = Math.max(...g.learners.map((s) => s.minutes || 0));
-      line.append(el("span", "since", fill(W.stuck_for, {n: longest})));
+      const head = el("div", "words"), longest = Math.max(...g.learners.map((s) => s.minutes || 0));
+      head.append(el("span", "n", g.count + " ×"), el("span", "since", fill(W.stuck_for, {n: longest})),
+                  el("span", "template", g.title));
+      line.append(head);
+      for (const d of g.details.slice(0, 2)) {  // on the projector: what went wrong, without who
+        const distinct = el("div", "distinct"), words = el("span", "message");
+        words.append(el("span", "count", d.count + " ×"), " " + d.message); distinct.append(words); line.append(distinct);
+      }
+      const who = el("div", "who-list");
       for (const s of g.learners) {
         const d = el("div", "detail"); d.dataset.learner = s.name;
-        const who = el("span", "who"); who.append(nameButton(s.name), ` (${fill(W.minutes, {n: s.minutes})}): `);
-        d.append(who, el("span", "message", s.message)); line.append(d);
+        const name = el("span", "who"); name.append(nameButton(s.name), ` (${fill(W.minutes, {n: s.minutes})}): `);
+        d.append(name, el("span", "message", s.message)); who.append(d);
       }
+      line.append(who);
       stuck.append(line);
     }
   }
   const open = $("open"); open.replaceChildren();
   if (room.block && !room.rows.length) open.append(el("p", "", W.no_exercise));
-  if (room.block) for (const [nb, who] of Object.entries(room.open)) {
+  if (room.block && !room.rows.length) for (const [nb, who] of Object.entries(room.open)) {
     const p = el("p", "open-notebook", fill(W.open_now, {nb, n: who.length + " / " + total})); p.append(names(who)); open.append(p);
   }
   const bad = $("unreadable"); bad.replaceChildren();

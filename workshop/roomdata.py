@@ -66,6 +66,18 @@ def _when(value: Any, where: str) -> str | None:
     return parsed.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
+def clean_time(value: Any) -> str:
+    """An ISO 8601 time with its UTC offset, in UTC (the plan's clock).
+
+    Raises:
+        BadSummary: anything else.
+    """
+    text = _when(value, "start")
+    if text is None:
+        raise BadSummary("start: a time is expected")
+    return text
+
+
 def _per_edition(value: Any, where: str) -> dict[str, str | None]:
     if not isinstance(value, Mapping):
         raise BadSummary(f"{where}: an object with en and zh-CN is expected")
