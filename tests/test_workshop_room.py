@@ -245,3 +245,38 @@ def test_the_catalog_says_which_exercise_lacks_a_title(tmp_path, monkeypatch):
     monkeypatch.setattr(catalog_module, "REPO", tmp_path)
     with pytest.raises(catalog_module.CatalogError, match=r"nb03\.check_classify: no '### …' heading .*notebooks/zh-CN/03_"):
         catalog_module.build()
+
+
+def test_the_room_lists_every_learner_page_by_page(monkeypatch):
+    """The hub hands out at most 200 users a page: a room of 450 is read in three, admins left out."""
+    import asyncio
+
+    from tornado import web
+
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "service-token")
+    monkeypatch.setenv("JUPYTERHUB_API_URL", "http://127.0.0.1:1/hub/api")  # room.py reads them at import
+    monkeypatch.syspath_prepend(str(REPO / "workshop"))
+    room = importlib.import_module("room")
+    users = [{"name": f"learner{n:03d}", "admin": False} for n in range(450)] + [{"name": "instructor", "admin": True}]
+    asked = []
+
+    class Users(web.RequestHandler):
+        def get(self):
+            offset, limit = int(self.get_argument("offset", "0")), 200
+            asked.append((offset, self.request.headers.get("Accept"), self.request.headers.get("Authorization")))
+            following = {"offset": offset + limit, "limit": limit} if offset + limit < len(users) else None
+            self.write({"items": users[offset:offset + limit], "_pagination": {"offset": offset, "next": following}})
+
+    async def scenario():
+        server = web.Application([(r"/hub/api/users", Users)]).listen(0, "127.0.0.1")
+        port = next(iter(server._sockets.values())).getsockname()[1]
+        try:
+            listed = room.Room(None, CATALOG, f"http://127.0.0.1:{port}/hub/api", "service-token")
+            return await listed.learners()
+        finally:
+            server.stop()
+
+    names = asyncio.run(scenario())
+    assert names == [f"learner{n:03d}" for n in range(450)]
+    assert [a[0] for a in asked] == [0, 200, 400]
+    assert {a[1:] for a in asked} == {("application/jupyterhub-pagination+json", "token service-token")}

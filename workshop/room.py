@@ -130,10 +130,18 @@ class Room:
         """The hub's users who are not admins (the service's role may list and read users)."""
         if time.monotonic() - self._users[0] < USERS_CACHE_SECONDS:
             return self._users[1]
-        response = await httpclient.AsyncHTTPClient().fetch(
-            url_path_join(self.api_url, "users"), headers={"Authorization": f"token {self.token}"},
-            request_timeout=60)  # fmt: skip
-        names = sorted(user["name"] for user in json.loads(response.body) if not user.get("admin"))
+        names, offset = [], 0
+        while True:  # page by page: the hub gives at most api_page_max_limit (200) users a page
+            response = await httpclient.AsyncHTTPClient().fetch(
+                url_path_join(self.api_url, f"users?offset={offset}"), request_timeout=60,
+                headers={"Authorization": f"token {self.token}", "Accept": "application/jupyterhub-pagination+json"})  # fmt: skip
+            page = json.loads(response.body)
+            names += [user["name"] for user in page["items"] if not user.get("admin")]
+            following = page["_pagination"].get("next")
+            if not following:
+                break
+            offset = following["offset"]
+        names.sort()
         self._users = (time.monotonic(), names)
         return names
 
