@@ -309,7 +309,10 @@ def main(argv: list[str] | None = None) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a second signal must not cut the stop short
             signal.signal(sig, signal.SIG_IGN)
         hub.stop()
-    print(f"Stopped ({why}): the hub, its proxy, services and learners' servers.", flush=True)
+    try:
+        print(f"Stopped ({why}): the hub, its proxy, services and learners' servers.", flush=True)
+    except OSError:  # the terminal is gone (SIGHUP): nobody to tell
+        pass
     return 0
 
 

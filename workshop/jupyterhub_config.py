@@ -56,19 +56,19 @@ HUB_KERNELS = "course_lib.hub_kernels"  # kernels over Unix sockets: no TCP port
 ROOM_PREFIX = "/services/room/"
 
 # Per learner, from benchmarks/workshop.py (benchmarks/README.md, INSTRUCTOR.md's sizing table):
-# the server (JupyterLab) holds about 125 MB; each kernel with a notebook run 180–200 MB, and 03b's
-# two Node processes (the reference server and the MCP Inspector) add about 130 MB to its kernel.
-# The hub shuts down a kernel idle for KERNEL_IDLE_TIMEOUT and INSTRUCTOR.md's plans open at most two
-# notebooks per block, so a learner holds the server and at most three kernels: about 0.7 GB.
-# The limit is that with a third to spare (and room for 03b's Node); the guarantee, what
-# Kubernetes reserves on a node, the server and two kernels.
+# the server (JupyterLab) holds about 128 MB; each kernel with a notebook run 170–225 MB, and while
+# 03b runs, its two Node processes (the reference server, the MCP Inspector) add about 165 MB. The
+# hub shuts down a kernel idle for KERNEL_IDLE_TIMEOUT and INSTRUCTOR.md's plans open at most two
+# notebooks per block, so a learner keeps three kernels, four for a while after a block starts:
+# the server with four kernels measured 834 MB. The limit holds that with a sixth to spare; the
+# guarantee, what Kubernetes reserves on a node, is the server and two kernels (about 490 MB).
 MEM_LIMIT = "1G"
 MEM_GUARANTEE = "512M"
-MEM_PER_LEARNER = 0.75 * 2**30  # what a learner holds at most in a plan (sizing, active_server_limit)
+MEM_PER_LEARNER = 0.85 * 2**30  # the server and four kernels, measured: what to plan per learner
 SYSTEM_RESERVE = 2**30  # the system, the hub, its proxy and the room view (measured: about 0.3 GB)
 # A kernel keeps one core busy at most: more buys a learner nothing. A learner uses about 1 % of a
 # core on average; what needs CPU is the whole room opening a notebook at once (3–8 CPU-s each:
-# kernel start, imports, the cells), and eight learners per core serve that burst in about 30 s.
+# kernel start, imports, the cells), and eight learners per core serve that burst in about 20 s.
 CPU_LIMIT = 1.0
 CPU_GUARANTEE = 0.125
 LEARNERS_PER_CORE = 8
@@ -87,6 +87,7 @@ CULL_EVERY = 300
 # an hour is shut down, even with its tab open: the plans move on every 15–50 minutes, so that
 # notebook is behind the learner, and Restart & Run All brings it back in under half a minute. A
 # busy kernel is never shut down. This is what keeps one learner inside MEM_LIMIT.
+# (The check runs every 5 minutes: a kernel lives 30 to 35 minutes after its notebook's last run.)
 KERNEL_IDLE_TIMEOUT = 1800
 
 # Logging in: one password for the whole room, so guessing is throttled. A name that fails

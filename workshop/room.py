@@ -221,7 +221,9 @@ class ExportApi(AdminOnly):
             body = {"exported_at": roomdata.utcnow().isoformat(timespec="seconds"), **choice,
                     "room": roomdata.view(self.room.catalog, users, stored, **choice,
                                           clock=self.room.store.setting("clock"), pruned=self.room.store.pruned()),
-                    "learners": {name: roomdata.learner(self.room.catalog, name, stored, **choice) for name in names}}  # fmt: skip
+                    "learners": {name: roomdata.learner(self.room.catalog, name, stored, **choice,
+                                                        base_url=os.environ.get("JUPYTERHUB_BASE_URL", "/"))
+                                 for name in names}}  # fmt: skip
             self.set_header("Content-Disposition", f'attachment; filename="room-{stamp}.json"')
             self.write_json(body)
             return
