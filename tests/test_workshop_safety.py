@@ -69,6 +69,7 @@ def test_an_address_waits_after_wrong_passwords_for_many_names(hub):
 def test_the_name_rule_is_said_at_the_form_and_a_bad_name_keeps_it_and_costs_nothing(hub):
     page = requests.get(f"{hub.url}/hub/login", timeout=60).content.decode()  # the page says utf-8 in its <meta>
     assert "Choose any name: 1–32 letters a–z, digits, “.”, “_” or “-”" in page
+    assert "The instructor sees how your exercise checks went (the room view)" in page  # what is recorded, said
     session = requests.Session()
     session.get(f"{hub.url}/hub/login", timeout=60)
     for _ in range(5):  # more than a name's allowance: a refused name never counts as a wrong password

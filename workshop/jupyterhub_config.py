@@ -110,12 +110,14 @@ WORDS = {
                    "digit (no spaces). Then type the workshop's password.",
            "bad_name": "“{name}” cannot be a name here: use 1–32 letters a–z, digits, “.”, “_” or “-”, starting "
                        "with a letter or a digit (no spaces). Your password was not checked.",
+           "recorded": "The instructor sees how your exercise checks went (the room view); nothing leaves this hub.",
            "wait": "Too many wrong passwords {who}: wait {seconds} s, then try again.",
            "for_name": "for this name", "for_address": "from this network address"},
     "zh-CN": {"rule": "任意取一个名字：1–32 个字符，可用字母 a–z、数字、“.”、“_”或“-”，以字母或数字开头（不要空格）。"
                       "然后输入工作坊的密码。",
               "bad_name": "“{name}”不能用作名字：请用 1–32 个字母 a–z、数字、“.”、“_”或“-”，以字母或数字开头（不要空格）。"
                           "密码尚未核对。",
+              "recorded": "讲师能看到你的练习检查结果（课堂视图）；这些数据不会离开这个 hub。",
               "wait": "{who}密码错误次数太多：请等 {seconds} 秒再试。",
               "for_name": "这个名字的", "for_address": "这个网络地址的"},
 }  # fmt: skip
@@ -237,9 +239,10 @@ c.Authenticator.allow_all = True  # any name: the password is what keeps the roo
 c.Authenticator.username_pattern = USERNAME_PATTERN
 # Said at the login form, and checked there by the browser before the form is sent (a learner who
 # typed a space keeps the password they typed); the hub checks it again (WorkshopAuthenticator).
-_rule = words["rule"].replace("<", "&lt;")
+# The form also says what the instructor sees of a learner's work.
+_rule, _recorded = words["rule"].replace("<", "&lt;"), words["recorded"].replace("<", "&lt;")
 c.JupyterHub.template_vars = {"announcement_login": (
-    f'<span id="name-rule">{_rule}</span><script>document.addEventListener("DOMContentLoaded", () => {{'
+    f'<span id="name-rule">{_rule}</span> <span id="recorded">{_recorded}</span><script>document.addEventListener("DOMContentLoaded", () => {{'
     f'const u = document.getElementById("username_input"); if (!u) return; u.required = true; '
     f'u.pattern = {BROWSER_PATTERN!r}; u.title = document.getElementById("name-rule").textContent; }});</script>')}
 
