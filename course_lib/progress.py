@@ -28,6 +28,7 @@ either edition, get the same key; the room view shows the mistake in the room's 
 from __future__ import annotations
 
 import ast
+import asyncio
 import functools
 import hashlib
 import json
@@ -506,9 +507,8 @@ def open_notebooks(paths: Iterable[str]) -> list[dict[str, str]]:
 class Relay:
     """Sends this learner's progress summary to the room view, from the learner's own Jupyter server.
 
-    Every `every` seconds it looks at the progress file (its size and time, WAL included) and the
-    course notebooks the learner has open; when either changed, or `heartbeat` seconds passed, it
-    POSTs `{"version", "exercises", "open"}` to `url` with `Authorization: token <the server's hub
+    Every `every` seconds it reads the summary of the progress file and the course notebooks the
+    learner has open; when either changed, or `heartbeat` seconds passed, it POSTs `{"version", "exercises", "open"}` to `url` with `Authorization: token <the server's hub
     token>`: the room asks the hub whose token it is, so a learner can only speak for themselves.
     A room that does not answer is tried again later (backing off to `heartbeat`); nothing a learner
     does waits for it.
@@ -518,21 +518,11 @@ class Relay:
                  heartbeat: float = 60.0, log: Any = None) -> None:  # fmt: skip
         self.url, self.token, self.file = url, token, Path(file)
         self.sessions, self.every, self.heartbeat, self.log = sessions, every, heartbeat, log
-        self.sent: tuple | None = None
+        self.sent: str | None = None
         self.sent_at = 0.0
         self.wait_until = 0.0
         self.failures = 0
         self._busy = False
-
-    def _stamp(self) -> tuple:
-        stamps = []
-        for path in (self.file, self.file.with_name(self.file.name + "-wal")):
-            try:
-                info = path.stat()
-                stamps.append((info.st_mtime_ns, info.st_size))
-            except OSError:
-                stamps.append(None)
-        return tuple(stamps)
 
     async def _open(self) -> list[dict[str, str]]:
         if self.sessions is None:
@@ -549,13 +539,14 @@ class Relay:
             return False
         self._busy = True
         try:
-            state = (self._stamp(), json.dumps(await self._open()))
+            opened = await self._open()
+            try:  # a few hundred rows at most: read whole (off the server's loop), compared whole
+                body = {**await asyncio.get_running_loop().run_in_executor(None, summary, self.file), "open": opened}
+            except ProgressUnreadable as why:
+                body = {"version": 1, "exercises": {}, "open": opened, "unreadable": str(why)}
+            state = json.dumps(body, sort_keys=True)
             if state == self.sent and time.monotonic() - self.sent_at < self.heartbeat:
                 return False
-            try:
-                body = {**summary(self.file), "open": json.loads(state[1])}
-            except ProgressUnreadable as why:
-                body = {"version": 1, "exercises": {}, "open": json.loads(state[1]), "unreadable": str(why)}
             ok = await self._post(body)
             if ok:
                 self.sent, self.sent_at, self.failures, self.wait_until = state, time.monotonic(), 0, 0.0

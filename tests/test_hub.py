@@ -417,7 +417,7 @@ def answered(hub, learners, course_repo) -> dict[str, Learner]:
         answers = [
             (learners["ana"], FINAL_TEXT + "check_final_text(SOLUTIONS['check_final_text']())\n"
                                            "check_kinds({name: 'rule' for name in OBJECTS})", NOTEBOOK),
-            (learners["bo"], FINAL_TEXT + "check_final_text(lambda response: '')", NOTEBOOK),
+            (learners["bo"], FINAL_TEXT + "check_kinds(...)\ncheck_final_text(lambda response: '')", NOTEBOOK),  # kinds: the starter
             (learners["chen"], FINAL_TEXT + "check_final_text(lambda response: '')", ZH_NOTEBOOK),  # the 简体中文 twin
             (joined[LONG], FINAL_TEXT + "check_final_text(lambda response: 'x')", NOTEBOOK),
         ]  # fmt: skip
