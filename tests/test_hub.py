@@ -572,7 +572,7 @@ def test_the_instructor_acts_on_the_room(hub, answered, browser):
         pruned = _api(page, f"api/room?{BLOCK}")["json"]
         answered["fay"].open_server()
         _run_in_kernel(answered["fay"], "1 + 1")  # opens notebook 00: her server says so
-        back = _until(page, f"{BLOCK}", lambda v: "fay" in v["learners"])
+        back = _until(page, f"{BLOCK}", lambda v: any("fay" in r["working"] for r in v["rows"]))
         # Export, as the links give it.
         csv_text = _api(page, f"api/export.csv?{BLOCK}&lang=zh-CN")["text"]
         exported = _api(page, f"api/export.json?{BLOCK}&lang=en")["json"]

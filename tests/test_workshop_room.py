@@ -178,6 +178,8 @@ def test_never_started_learners_can_be_left_out_or_pruned_and_come_back(tmp_path
     assert store.prune(view["never_started"]) == ["fay", "gus-mistyped"]
     pruned = roomdata.view(CATALOG, users, store.learners(), pruned=store.pruned(), now=NOW)
     assert "fay" not in pruned["learners"] and pruned["pruned"] == ["fay", "gus-mistyped"]
+    store.put("fay", roomdata.clean({"version": 1, "exercises": {}, "open": []}))
+    assert store.pruned() == {"fay", "gus-mistyped"}  # her server's heartbeat: still nothing started
     store.put("fay", roomdata.clean({"version": 1, "exercises": {}, "open": [{"notebook": "00", "edition": "en"}]}))
     assert store.pruned() == {"gus-mistyped"}  # fay started after all: she is back
 

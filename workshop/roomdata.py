@@ -161,7 +161,8 @@ class Store:
         self._db.close()
 
     def put(self, name: str, summary: Mapping[str, Any], now: datetime | None = None) -> None:
-        """Keep `summary` (already `clean`ed) as `name`'s; a pruned name that sends one is back."""
+        """Keep `summary` (already `clean`ed) as `name`'s; a pruned name is back once it has started
+        (run a check or opened a course notebook), not for a server's heartbeat."""
         at = (now or utcnow()).isoformat(timespec="seconds")
         with self._lock:
             row = self._db.execute("SELECT opened, first_seen FROM learners WHERE name = ?", (name,)).fetchone()
@@ -170,7 +171,8 @@ class Store:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("INSERT OR REPLACE INTO learners VALUES (?, ?, ?, ?, ?)",
                              (name, json.dumps(summary), json.dumps(sorted(opened)), row[1] if row else at, at))  # fmt: skip
-            self._db.execute("DELETE FROM pruned WHERE name = ?", (name,))
+            if summary.get("exercises") or opened:
+                self._db.execute("DELETE FROM pruned WHERE name = ?", (name,))
             self._db.execute("COMMIT")
 
     def learners(self) -> dict[str, dict[str, Any]]:
