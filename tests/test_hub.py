@@ -570,9 +570,13 @@ def test_the_instructor_acts_on_the_room(hub, answered, browser):
         page.click("#prune")
         page.wait_for_function("() => document.getElementById('status').innerText.includes('pruned: 1')", timeout=30_000)
         pruned = _api(page, f"api/room?{BLOCK}")["json"]
-        answered["fay"].open_server()
-        _run_in_kernel(answered["fay"], "1 + 1")  # opens notebook 00: her server says so
-        back = _until(page, f"{BLOCK}", lambda v: any("fay" in r["working"] for r in v["rows"]))
+        fay = answered["fay"]
+        fay.open_server()
+        opened = fay.start_kernel(f"{TARGET}/{NOTEBOOK}")  # she opens notebook 00 (and keeps it open): her server says so
+        try:
+            back = _until(page, f"{BLOCK}", lambda v: any("fay" in r["working"] for r in v["rows"]))
+        finally:
+            fay.stop_kernel(opened)
         # Export, as the links give it.
         csv_text = _api(page, f"api/export.csv?{BLOCK}&lang=zh-CN")["text"]
         exported = _api(page, f"api/export.json?{BLOCK}&lang=en")["json"]
