@@ -27,9 +27,8 @@ import threading
 import unicodedata
 from collections import deque
 from collections.abc import Mapping
-from typing import NamedTuple
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 LANGUAGES = ("en", "zh-CN")
 _warned: set[str] = set()

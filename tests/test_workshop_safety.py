@@ -22,7 +22,7 @@ import psutil
 import pytest
 import requests
 
-from test_hub import STEP_MS, Hub, _free_ports, _log_in, _run_hub, browser  # noqa: F401 — browser is a fixture
+from test_hub import STEP_MS, Hub, _free_ports, _run_hub, browser  # noqa: F401 — browser is a fixture
 from workshop.learner import Learner, LearnerError
 
 REPO = Path(__file__).resolve().parents[1]

@@ -71,7 +71,7 @@ def _die_with_parent() -> None:  # in the hub's process, between fork and exec
 
 
 def _started(pid: int) -> str | None:
-    """A process's start time (field 22 of /proc/PID/stat): a pid and this name one process."""
+    """A process's start time (field 22 of /proc/PID/stat): with its pid, it names one process."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
     except (OSError, IndexError):

@@ -36,7 +36,6 @@
 #   WORKSHOP_HUB_API_URL     the hub's API as the room reaches it (on Kubernetes http://localhost:8081/hub/api)
 import math
 import os
-import re
 import sys
 import time
 from urllib.parse import urlencode

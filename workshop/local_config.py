@@ -42,4 +42,3 @@ c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]  # noqa: F821
 c.Spawner.ip = "127.0.0.1"  # noqa: F821
 # Jupyter refuses to start as root (a CI container, a VM's root shell) unless told it is meant.
 c.Spawner.args = list(c.Spawner.args) + (["--allow-root"] if os.geteuid() == 0 else [])  # noqa: F821
-
