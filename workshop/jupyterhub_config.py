@@ -308,9 +308,8 @@ if room_on:
     c.JupyterHub.services.extend([{
         "name": "room", "url": room_url, "display": True, "oauth_no_confirm": True,
         "command": [sys.executable, settings.get("WORKSHOP_ROOM_SCRIPT") or os.path.join(here, "room.py")],
+        # The room listens on its URL's host (127.0.0.1 here and on TLJH, the pod's IP on Kubernetes).
         "environment": {"WORKSHOP_EDITION": edition, "WORKSHOP_ROOM_DB": room_db,
-                        "WORKSHOP_ROOM_BIND_IP": "" if room_host in ("127.0.0.1", "::1", "localhost") else
-                        settings.get("WORKSHOP_ROOM_BIND_IP", "0.0.0.0"),
                         "WORKSHOP_HUB_API_URL": settings.get("WORKSHOP_HUB_API_URL", "")},
     }])  # fmt: skip
     # What the room may do with the hub's API, and nothing more: list the learners, see their servers.

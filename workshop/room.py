@@ -26,7 +26,8 @@ Settings (environment, given by workshop/jupyterhub_config.py):
     WORKSHOP_ROOM_DB       the room's SQLite file
     WORKSHOP_HUB_API_URL   the hub's API as this process reaches it (default JUPYTERHUB_API_URL;
                            on Kubernetes http://localhost:8081/hub/api, as the chart's own culler)
-    WORKSHOP_ROOM_BIND_IP  the address to listen on (default: the service URL's host)
+    WORKSHOP_ROOM_BIND_IP  the address to listen on (default: the service URL's host: 127.0.0.1
+                           here and on TLJH, the hub pod's IP on Kubernetes)
     WORKSHOP_EDITION       the room's language when the browser says neither
 """
 
@@ -519,7 +520,8 @@ def main() -> None:
     store = roomdata.Store(os.environ.get("WORKSHOP_ROOM_DB") or HERE.parent / "build" / "room.sqlite3")
     catalog = json.loads(CATALOG.read_text(encoding="utf-8"))
     where = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", "http://127.0.0.1:10101"))
-    app(store, catalog, prefix).listen(where.port, os.environ.get("WORKSHOP_ROOM_BIND_IP") or where.hostname)
+    app(store, catalog, prefix).listen(where.port, os.environ.get("WORKSHOP_ROOM_BIND_IP") or where.hostname,
+                                       max_body_size=2 * roomdata.LIMITS["body"])  # a summary is far smaller
     try:
         ioloop.IOLoop.current().start()
     except KeyboardInterrupt:  # the hub stops its services with SIGINT
