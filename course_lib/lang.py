@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import unicodedata
+from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 LANGUAGES = ("en", "zh-CN")
 _warned: set[str] = set()
@@ -84,8 +86,54 @@ def say(en: str, zh: str, /, **fields: Any) -> str:
     Both texts name the same fields; wire values inside them (`function_call`, `INVALID_INPUT`,
     field names) are written the same way in both.
     """
-    text = zh if language() == "zh-CN" else en
+    edition = language()
+    text = zh if edition == "zh-CN" else en
+    _hear(en, zh, fields, edition)
     return text.format(**fields) if fields else text
+
+
+class Heard(NamedTuple):
+    """One text `say` gave, in both languages: `template` is the English as written (before its
+    fields were filled), `en` and `zh` the texts filled."""
+
+    template: str
+    en: str
+    zh: str
+
+
+HEARD_LIMIT = 64
+_heard = threading.local()
+
+
+def _hear(en: str, zh: str, fields: Mapping[str, Any], edition: str) -> None:
+    """Keep the last HEARD_LIMIT texts said on this thread in both languages: a check's message is
+    made of them, and course_lib.progress records that message in both editions (the instructor's
+    room view groups one mistake across a room of both, in either language). A field that is what
+    `say` just gave (`say("a token {name}", "{name}", name=say(…))`) is filled in each language's words."""
+    pairs = getattr(_heard, "pairs", None)
+    if pairs is None:
+        pairs = _heard.pairs = deque(maxlen=HEARD_LIMIT)
+    mine = 2 if edition == "zh-CN" else 1
+    just_said = {said[mine]: said for said in list(pairs)[-4:]}
+    try:
+        if fields:
+            inner = {name: just_said.get(value) if isinstance(value, str) else None for name, value in fields.items()}
+            pair = (en.format(**{k: inner[k].en if inner[k] else v for k, v in fields.items()}),
+                    zh.format(**{k: inner[k].zh if inner[k] else v for k, v in fields.items()}))  # fmt: skip
+        else:
+            pair = (en, zh)
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError):  # a text that names other fields
+        return
+    pairs.append(Heard(en, *pair))
+
+
+def heard(*, forget: bool = False) -> list[Heard]:
+    """The texts `say` gave on this thread lately, oldest first (`forget`: and start afresh)."""
+    pairs = getattr(_heard, "pairs", None)
+    found = list(pairs or ())
+    if forget and pairs is not None:
+        pairs.clear()
+    return found
 
 
 def display_width(text: str) -> int:

@@ -1,10 +1,12 @@
 """What each exercise check said: kept for the learner, and on a workshop hub for the instructor.
 
 Every `check_…` records its outcome — the exercise, passed or the mistake it named, the time — in
-one small SQLite file in the learner's home, `~/.tool-calling-course/progress.sqlite3`. Nothing
-leaves the machine: no network, no account; on a workshop hub the instructor's room view
-(`workshop/room.py`) reads the file where it lies. `COURSE_PROGRESS=off` turns recording off;
-`COURSE_PROGRESS_FILE` puts the file elsewhere.
+one small SQLite file in the learner's home, `~/.tool-calling-course/progress.sqlite3`. On their
+own machine nothing leaves it: no network, no account. On a workshop hub the learner's own
+Jupyter server (this module is also a server extension, `Relay`) sends a summary of that file to
+the instructor's room view (`workshop/room.py`, a hub service) with the server's own hub token,
+so the room knows who sent it; nothing else is sent, and nowhere else. `COURSE_PROGRESS=off` turns
+recording (and so sending) off; `COURSE_PROGRESS_FILE` puts the file elsewhere.
 
     python -m course_lib.progress     # your own table, in the edition's language
 
@@ -12,36 +14,44 @@ Recording never gets in a check's way: a home that cannot be written, a file tha
 locked by another process (it waits `LOCK_WAIT` seconds, no more), read-only or another program's
 — the outcome is then not recorded, and the check prints and returns exactly what it would have.
 A file that is not ours is never written to. The store follows `course_lib.records`: WAL (the
-room view reads while a learner writes), one short transaction per outcome, constraints in the
-schema.
+learner's server reads while a kernel writes), one short transaction per outcome, constraints in
+the schema.
 
-A failure is grouped by its *mistake*: the message the check printed, with the learner's own
-values blanked (quoted text, numbers, object reprs, paths — `template()`), and a short hash of
-that template (`mistake_key()`). Two learners who make the same mistake with different values
-get the same key, so the room view can count "stuck on which mistake". The template keeps the
-words of the edition the learner ran: a room of both editions shows a mistake once per language.
+A failure is grouped by its *mistake*, the same in both editions: a check's message is made of
+texts `course_lib.lang.say` gave in both languages, so the message is recorded in English and in
+Chinese (`message_en`, `message_zh`, the learner's own values kept: they tell what went wrong), and
+the mistake is named by the English texts as the course wrote them, the learner's values blanked
+(`template()`, `mistake_key()`). Two learners who make the same mistake with other values, in
+either edition, get the same key; the room view shows the mistake in the room's language.
 """
 
 from __future__ import annotations
 
 import ast
+import asyncio
 import functools
 import hashlib
+import json
 import os
 import re
 import sqlite3
 import sys
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 SWITCH = "COURSE_PROGRESS"
 """Set to off (or 0, false, no) and nothing is recorded."""
 FILE = "COURSE_PROGRESS_FILE"
 """Where the file is, instead of `~/.tool-calling-course/progress.sqlite3`."""
+ROOM_API = "WORKSHOP_ROOM_API"
+"""On a workshop hub: the room view's URL that takes this learner's progress (set by the hub config)."""
 IN_HOME = Path(".tool-calling-course") / "progress.sqlite3"
 OUTCOMES = ("passed", "failed", "unanswered")
+EDITIONS = ("en", "zh-CN")
 LOCK_WAIT = 0.25
 """Seconds a check waits for another process's write before it gives up recording."""
 MESSAGE_LIMIT = 2000
@@ -58,10 +68,15 @@ CREATE TABLE IF NOT EXISTS attempts (
     outcome TEXT NOT NULL CHECK (outcome IN {OUTCOMES}),
     mistake TEXT CHECK ((outcome = 'failed') = (mistake IS NOT NULL)),
     template TEXT CHECK ((outcome = 'failed') = (template IS NOT NULL)),
-    message TEXT NOT NULL
+    message TEXT NOT NULL,
+    edition TEXT,                                  -- the edition the learner ran: en or zh-CN
+    message_en TEXT,                               -- the message in each edition (a file of the
+    message_zh TEXT                                -- first version has neither: read as `message`)
 );
 CREATE INDEX IF NOT EXISTS attempts_by_exercise ON attempts (exercise, id)
 """
+_ADDED = ("edition", "message_en", "message_zh")
+"""Columns a file written by the first version lacks: added when it is next written."""
 
 
 def enabled() -> bool:
@@ -102,9 +117,83 @@ def template(message: str) -> str:
     return text.strip()[:300]
 
 
-def mistake_key(exercise: str, message: str) -> str:
-    """A short stable name for the mistake `message` names in `exercise` (same for every learner)."""
-    return hashlib.sha256(f"{exercise}\n{template(message)}".encode()).hexdigest()[:12]
+def mistake_key(exercise: str, message: str, parts: Iterable[str] | None = None) -> str:
+    """A short stable name for a mistake of `exercise` (the same for every learner and edition):
+    from `parts`, the English texts the message was made of as the course wrote them, else from
+    `message` with its values blanked."""
+    words = [template(part) for part in parts] if parts is not None else [template(message)]
+    return hashlib.sha256("\n".join([exercise, *words]).encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Said:
+    """A check's message in both editions, and the English parts that name its mistake."""
+
+    en: str
+    zh: str
+    parts: tuple[str, ...]
+
+
+def bilingual(message: str, edition: str, heard: Iterable[Any]) -> Said:
+    """`message` (in `edition`) in both editions, from `heard`: the (template, en, zh) texts
+    `course_lib.lang.say` gave while the check ran. The longest texts found in the message are its
+    parts, left to right; text between them that `say` did not give (an exception's words, a value)
+    is the same in both editions and is a part of its own.
+
+    A text said inside another's f-string (`say(f"… {label} …", f"… {label} …")` with `label` said
+    just before) is in the learner's words in both of the outer text's editions: it is put in the
+    other edition's words too. Into English, any Chinese text said is such a text. Into Chinese, an
+    English text is taken for one only when it is a phrase (a space in it): a single English word in
+    a Chinese text is more likely a wire value the course writes the same in both (`replayed`).
+    """
+    mine = 2 if edition == "zh-CN" else 1  # index of the edition's text in a Heard
+    other = 3 - mine
+    # The longest first; of two alike, the later: `say(…, name=say(…))` says the inner text first,
+    # and the outer one may be the inner one's words in one edition.
+    usable = [(i, h) for i, h in enumerate(heard) if len(h[mine].strip()) >= 2 and h[mine].strip() in message]
+    found = [h for _, h in sorted(usable, key=lambda ih: (-len(ih[1][mine].strip()), -ih[0]))]
+    covered: list[tuple[int, int, Any]] = []
+    for said in found:
+        text = said[mine].strip()
+        start = message.find(text)
+        while start >= 0 and any(a < start + len(text) and start < b for a, b, _ in covered):
+            start = message.find(text, start + 1)
+        if start >= 0:
+            covered.append((start, start + len(text), said))
+    spans = sorted(covered, key=lambda c: c[0])
+
+    def nested(text: str, into_: int) -> str:
+        for said in found:
+            inner, words = said[3 - into_].strip(), said[into_].strip()
+            if inner in text and (into_ == 1 or " " in inner):
+                text = text.replace(inner, words)
+        return text
+
+    def translated(into_: int) -> str:
+        out, at = "", 0
+        for start, end, said in spans:
+            out += message[at:start]
+            words = nested(said[into_].strip(), into_)
+            # Each edition's spacing between sentences: "zero. Look" in English, "zero。读取" in Chinese.
+            if into_ == 1 and out[-1:] in tuple(".?!:;,)") and out and words[:1].isalnum():
+                out += " "
+            elif into_ == 2 and out.endswith(" ") and out.rstrip()[-1:] in tuple("。：；，）？！"):
+                out = out.rstrip()
+            out += words
+            at = end
+        return out + message[at:]
+
+    parts, at = [], 0
+    for start, end, said in spans:
+        if message[at:start].strip():
+            parts.append(message[at:start].strip())
+        parts.append(said[0] if mine == 1 else nested(said[0], 1))  # the English as the course wrote it
+        at = end
+    if message[at:].strip():
+        parts.append(message[at:].strip())
+    translation = translated(other)
+    en, zh = (message, translation) if mine == 1 else (translation, message)
+    return Said(en, zh, tuple(parts) if covered else (message,))
 
 
 def outcome_of(is_right: bool, message: str, *, starter_left: bool = False) -> str:
@@ -121,17 +210,24 @@ def outcome_of(is_right: bool, message: str, *, starter_left: bool = False) -> s
 def record(exercise: str, outcome: str, message: str, *, file: Path | None = None) -> bool:
     """Add one outcome to the learner's file; True if it was written.
 
-    Never raises: when recording is off, or the file cannot take the outcome (see the module
-    docstring), it returns False and leaves the file as it was.
+    The message is kept in both editions (`bilingual`, from what `course_lib.lang.say` gave since
+    the last record). Never raises: when recording is off, or the file cannot take the outcome (see
+    the module docstring), it returns False and leaves the file as it was.
     """
-    if not enabled() or outcome not in OUTCOMES or not exercise:
-        return False
     try:
+        from course_lib import lang
+
+        heard = lang.heard(forget=True)
+        if not enabled() or outcome not in OUTCOMES or not exercise:
+            return False
         target = Path(file) if file is not None else progress_file()
+        edition = lang.language()
+        said = bilingual(message, edition, heard)
         failed = outcome == "failed"
         row = (datetime.now(timezone.utc).isoformat(timespec="seconds"), exercise, outcome,
-               mistake_key(exercise, message) if failed else None, template(message) if failed else None,
-               message[:MESSAGE_LIMIT])  # fmt: skip
+               mistake_key(exercise, message, said.parts) if failed else None,
+               template(said.en) if failed else None, message[:MESSAGE_LIMIT], edition,
+               said.en[:MESSAGE_LIMIT], said.zh[:MESSAGE_LIMIT])  # fmt: skip
         return _write(target, row)
     except Exception:  # noqa: BLE001 — a check must print and return whatever happens to its record
         return False
@@ -154,8 +250,12 @@ def _write(file: Path, row: tuple) -> bool:
                 connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 for statement in SCHEMA.split(";"):
                     connection.execute(statement)
-            connection.execute("INSERT INTO attempts (at, exercise, outcome, mistake, template, message) "
-                               "VALUES (?, ?, ?, ?, ?, ?)", row)  # fmt: skip
+            columns = {info[1] for info in connection.execute("PRAGMA table_info(attempts)")}
+            for name in _ADDED:
+                if name not in columns:  # a file of the first version: the same table, three columns more
+                    connection.execute(f"ALTER TABLE attempts ADD COLUMN {name} TEXT")
+            connection.execute("INSERT INTO attempts (at, exercise, outcome, mistake, template, message, edition, "
+                               "message_en, message_zh) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)  # fmt: skip
         except BaseException:
             connection.rollback()
             raise
@@ -171,7 +271,7 @@ def _ours_by_header(file: Path) -> bool:
     return header in (b"", _HEADER)
 
 
-# ---- reading: the learner's table and the room ---------------------------------------------------
+# ---- reading: the learner's table, and the summary their server sends to the room ----------------
 
 
 class ProgressUnreadable(Exception):
@@ -184,8 +284,15 @@ class Attempt:
     exercise: str
     outcome: str
     mistake: str | None
-    template: str | None
-    message: str
+    template: str | None  # the English message, values blanked (failures only)
+    message: str  # as the learner saw it
+    edition: str = "en"
+    message_en: str = ""
+    message_zh: str = ""
+
+    def said(self, edition: str) -> str:
+        """The message in `edition` (the one the learner saw when the file predates both)."""
+        return (self.message_zh if edition == "zh-CN" else self.message_en) or self.message
 
 
 def attempts(file: Path) -> list[Attempt]:
@@ -212,13 +319,15 @@ def attempts(file: Path) -> list[Attempt]:
             return []
         if identity != APPLICATION_ID:
             raise ProgressUnreadable(f"{file}: a SQLite database of another program, not a progress file")
-        rows = connection.execute("SELECT at, exercise, outcome, mistake, template, message FROM attempts "
-                                  "ORDER BY id").fetchall()  # fmt: skip
+        columns = {info[1] for info in connection.execute("PRAGMA table_info(attempts)")}
+        added = ", ".join(name if name in columns else f"NULL AS {name}" for name in _ADDED)
+        rows = connection.execute(f"SELECT at, exercise, outcome, mistake, template, message, {added} "
+                                  "FROM attempts ORDER BY id").fetchall()  # fmt: skip
     except sqlite3.Error as error:
         raise ProgressUnreadable(f"{file}: cannot be read ({error})") from None
     finally:
         connection.close()
-    return [Attempt(*row) for row in rows]
+    return [Attempt(*row[:6], row[6] or "en", row[7] or "", row[8] or "") for row in rows]
 
 
 @functools.lru_cache(maxsize=4)
@@ -230,8 +339,7 @@ def _exercises_in(root: Path, stamp: tuple[float, ...]) -> tuple[str, ...]:
 def course_exercises(root: Path | None = None) -> list[str]:
     """Every exercise of the course, in course order: `nbXX.check_name` from each module's SOLUTIONS.
 
-    Read from the sources (no import), so the room view needs neither the SDKs nor the course's
-    dependencies: only this file and the exercises' sources beside it.
+    Read from the sources (no import), so it needs neither the SDKs nor the course's dependencies.
     """
     root = Path(root) if root is not None else Path(__file__).resolve().parent / "exercises"
     return list(_exercises_in(root, tuple(p.stat().st_mtime for p in _modules(root))))
@@ -266,6 +374,8 @@ class Line:
 
     exercise: str
     tries: int = 0  # answered tries (a starter left as it is does not count)
+    seen_at: str | None = None  # the first outcome of any kind, the starter's included
+    first_try_at: str | None = None
     passed_at: str | None = None
     last: Attempt | None = None  # the last answered try
 
@@ -275,72 +385,42 @@ def learner_lines(records: list[Attempt], order: list[str] | None = None) -> lis
     names = order if order is not None else _order(a.exercise for a in records)
     lines = {name: Line(name) for name in [*names, *sorted({a.exercise for a in records} - set(names))]}
     for attempt in records:
+        line = lines[attempt.exercise]
+        line.seen_at = line.seen_at or attempt.at
         if attempt.outcome == "unanswered":
             continue
-        line = lines[attempt.exercise]
         line.tries += 1
+        line.first_try_at = line.first_try_at or attempt.at
         line.last = attempt
         if attempt.outcome == "passed" and line.passed_at is None:
             line.passed_at = attempt.at
     return list(lines.values())
 
 
-@dataclass
-class Stuck:
-    """Learners whose last try of an exercise failed on one mistake (and who never passed it)."""
-
-    mistake: str
-    template: str
-    learners: list[str] = field(default_factory=list)
+SUMMARY_MESSAGE_LIMIT = 500
 
 
-@dataclass
-class RoomRow:
-    exercise: str
-    passed: list[str] = field(default_factory=list)
-    stuck: list[Stuck] = field(default_factory=list)  # most learners first
-    not_started: list[str] = field(default_factory=list)
+def summary(file: Path | None = None) -> dict[str, Any]:
+    """What the learner's server sends to the room view: per exercise they touched, the number of
+    answered tries, when they first saw it, first tried it and passed it, and their last answered
+    try (the mistake and its message in both editions). The room keeps only the last summary.
 
-
-@dataclass
-class Room:
-    rows: list[RoomRow]
-    learners: list[str]
-    unreadable: dict[str, str]  # learner → why their file could not be read
-
-
-def room(files: Mapping[str, Path]) -> Room:
-    """The room at a glance, from each learner's file: per exercise, who passed, who is stuck on
-    which mistake (their last answered try failed and they never passed), who has not started."""
-    records: dict[str, list[Attempt]] = {}
-    unreadable = {}
-    for learner, file in files.items():
-        try:
-            records[learner] = attempts(file)
-        except ProgressUnreadable as why:
-            unreadable[learner] = str(why)
-            records[learner] = []
-        except Exception as error:  # noqa: BLE001 — one learner's file must not hide the room
-            unreadable[learner] = f"{file}: {type(error).__name__}: {error}"
-            records[learner] = []
-    order = _order(a.exercise for found in records.values() for a in found)
-    lines = {learner: {line.exercise: line for line in learner_lines(found, order)} for learner, found in records.items()}
-    rows = []
-    for exercise in order:
-        row = RoomRow(exercise)
-        stuck: dict[str, Stuck] = {}
-        for learner in files:
-            line = lines[learner][exercise]
-            if line.passed_at:
-                row.passed.append(learner)
-            elif line.last is None:
-                row.not_started.append(learner)
-            else:
-                group = stuck.setdefault(line.last.mistake, Stuck(line.last.mistake, line.last.template))
-                group.learners.append(learner)
-        row.stuck = sorted(stuck.values(), key=lambda s: (-len(s.learners), s.template))
-        rows.append(row)
-    return Room(rows, list(files), unreadable)
+    Raises:
+        ProgressUnreadable: see `attempts`.
+    """
+    exercises = {}
+    for line in learner_lines(attempts(Path(file) if file is not None else progress_file()), order=[]):
+        last = line.last
+        exercises[line.exercise] = {
+            "tries": line.tries, "seen_at": line.seen_at, "first_try_at": line.first_try_at,
+            "passed_at": line.passed_at,
+            "last": None if last is None else {
+                "at": last.at, "outcome": last.outcome, "mistake": last.mistake,
+                "template": {edition: template(last.said(edition)) if last.mistake else None for edition in EDITIONS},
+                "message": {edition: last.said(edition)[:SUMMARY_MESSAGE_LIMIT] for edition in EDITIONS},
+                "edition": last.edition},
+        }  # fmt: skip
+    return {"version": 1, "exercises": exercises}
 
 
 # ---- python -m course_lib.progress ---------------------------------------------------------------
@@ -361,25 +441,31 @@ def table(file: Path | None = None) -> str:
     Raises:
         ProgressUnreadable: see `attempts`.
     """
-    from course_lib.lang import display_width, pad, say
+    from course_lib.lang import display_width, language, pad, say
 
     file = Path(file) if file is not None else progress_file()
     lines = learner_lines(attempts(file))
     head = [say("Your exercise checks, kept in {file} (on this machine only).",
                 "你的练习检查结果，保存在 {file}（只在这台机器上）。", file=file)]  # fmt: skip
+    if os.environ.get(ROOM_API):
+        head[0] = say("Your exercise checks, kept in {file}; on this workshop hub your server also sends a "
+                      "summary of them to the instructor's room view.",
+                      "你的练习检查结果，保存在 {file}；在这个工作坊的 hub 上，你的服务器还会把它的摘要"
+                      "发给讲师的课堂视图。", file=file)  # fmt: skip
     if not enabled():
         head.append(say(f"Recording is off ({SWITCH}=off): nothing new is added.",
                         f"记录已关闭（{SWITCH}=off）：不会再添加新的结果。"))  # fmt: skip
     else:
         head.append(say(f"Set {SWITCH}=off to stop recording.", f"设置 {SWITCH}=off 即可停止记录。"))
     headers = (say("exercise", "练习"), say("tries", "次数"), say("result", "结果"))
+    edition = language()
     cells = []
     for line in lines:
         if line.passed_at:
             result = say("✓ passed {at}", "✓ {at} 通过", at=_local(line.passed_at))
         elif line.last is not None:
             result = say("✗ {at}: {message}", "✗ {at}：{message}", at=_local(line.last.at),
-                         message=_short(line.last.message.lstrip("✗ ")))  # fmt: skip
+                         message=_short(line.last.said(edition).lstrip("✗ ")))  # fmt: skip
         else:
             result = "—"
         cells.append((line.exercise, str(line.tries), result))
@@ -400,6 +486,108 @@ def main(argv: list[str] | None = None) -> int:
         print(why, file=sys.stderr)
         return 1
     return 0
+
+
+# ---- on a workshop hub: the learner's server sends the summary to the room view -------------------
+
+_COURSE_NOTEBOOK = re.compile(r"(?:^|/)notebooks/(?:(zh-CN)/)?(\d\d[a-z]?)_[^/]*\.ipynb$")
+
+
+def open_notebooks(paths: Iterable[str]) -> list[dict[str, str]]:
+    """The course notebooks among `paths` (the learner's open sessions), as {notebook, edition}:
+    nothing of any other file is sent."""
+    found = []
+    for path in paths:
+        match = _COURSE_NOTEBOOK.search(path or "")
+        if match:
+            found.append({"notebook": match[2], "edition": match[1] or "en"})
+    return sorted({tuple(d.items()): d for d in found}.values(), key=lambda d: (d["notebook"], d["edition"]))
+
+
+class Relay:
+    """Sends this learner's progress summary to the room view, from the learner's own Jupyter server.
+
+    Every `every` seconds it reads the summary of the progress file and the course notebooks the
+    learner has open; when either changed, or `heartbeat` seconds passed, it POSTs `{"version", "exercises", "open"}` to `url` with `Authorization: token <the server's hub
+    token>`: the room asks the hub whose token it is, so a learner can only speak for themselves.
+    A room that does not answer is tried again later (backing off to `heartbeat`); nothing a learner
+    does waits for it.
+    """
+
+    def __init__(self, url: str, token: str, file: Path, *, sessions: Any = None, every: float = 2.0,
+                 heartbeat: float = 60.0, log: Any = None) -> None:  # fmt: skip
+        self.url, self.token, self.file = url, token, Path(file)
+        self.sessions, self.every, self.heartbeat, self.log = sessions, every, heartbeat, log
+        self.sent: str | None = None
+        self.sent_at = 0.0
+        self.wait_until = 0.0
+        self.failures = 0
+        self._busy = False
+
+    async def _open(self) -> list[dict[str, str]]:
+        if self.sessions is None:
+            return []
+        try:
+            listed = await self.sessions.list_sessions()
+        except Exception:  # noqa: BLE001 — the session list is a hint, never a reason not to send
+            return []
+        return open_notebooks(str(s.get("path") or (s.get("notebook") or {}).get("path") or "") for s in listed)
+
+    async def tick(self) -> bool:
+        """Send if something changed (or the heartbeat is due); True when a summary was sent."""
+        if self._busy or time.monotonic() < self.wait_until:
+            return False
+        self._busy = True
+        try:
+            opened = await self._open()
+            try:  # a few hundred rows at most: read whole (off the server's loop), compared whole
+                body = {**await asyncio.get_running_loop().run_in_executor(None, summary, self.file), "open": opened}
+            except ProgressUnreadable as why:
+                body = {"version": 1, "exercises": {}, "open": opened, "unreadable": str(why)}
+            state = json.dumps(body, sort_keys=True)
+            if state == self.sent and time.monotonic() - self.sent_at < self.heartbeat:
+                return False
+            ok = await self._post(body)
+            if ok:
+                self.sent, self.sent_at, self.failures, self.wait_until = state, time.monotonic(), 0, 0.0
+            else:
+                self.failures += 1
+                self.wait_until = time.monotonic() + min(self.heartbeat, self.every * 2**self.failures)
+            return ok
+        finally:
+            self._busy = False
+
+    async def _post(self, body: dict[str, Any]) -> bool:
+        from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+
+        try:
+            await AsyncHTTPClient().fetch(self.url, method="POST", body=json.dumps(body), request_timeout=10,
+                                          headers={"Authorization": f"token {self.token}",
+                                                   "Content-Type": "application/json"})  # fmt: skip
+        except (HTTPClientError, OSError) as error:
+            if self.log is not None and self.failures == 0:
+                self.log.warning("course_lib.progress: the room view did not take the summary: %s", error)
+            return False
+        return True
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """What Jupyter Server looks for in a module named in `jpserver_extensions`: this module."""
+    return [{"module": __name__}]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    """On a workshop hub (`WORKSHOP_ROOM_API` and the server's `JUPYTERHUB_API_TOKEN` set, recording
+    on): send the learner's summary to the room view every few seconds when it changes."""
+    url, token = os.environ.get(ROOM_API, "").strip(), os.environ.get("JUPYTERHUB_API_TOKEN", "")
+    if not url or not token or not enabled():
+        return
+    from tornado.ioloop import PeriodicCallback
+
+    relay = Relay(url, token, progress_file(), sessions=serverapp.session_manager, log=serverapp.log)
+    serverapp.web_app.settings["course_progress_relay"] = relay
+    PeriodicCallback(relay.tick, relay.every * 1000).start()
+    serverapp.log.info("course_lib.progress: sending progress summaries to the room view at %s", url)
 
 
 if __name__ == "__main__":

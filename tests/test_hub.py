@@ -7,12 +7,14 @@ nbgitpuller into each learner's home. Three learners log in through the hub's fo
 pull the course and run notebook 00 in their own kernel through the hub's proxy (REST for the
 session, the kernel websocket for each cell); every output must equal the stored one after the
 same sanitizer nbval uses. Then a fourth learner logs in with Chromium and lands in JupyterLab on
-notebook 00 with no pop-up, and the instructor watches the room view in Chromium, in both
-languages, while learners answer.
+notebook 00 with no pop-up, and the instructor projects the room view in Chromium at 1280×720, in
+both languages, and acts on it, while learners of both editions answer: their own servers send
+their progress to the room (course_lib.progress's relay), through the hub.
 
-The parts of the workshop that only a real VM or cluster can test (TLJH's installer and systemd
-units, Kubernetes pods and volumes) are named in workshop/README.md; what can be checked here about
-their files — they load this same config, and agree with it — is checked at the end.
+Login throttling, the name rule, the server cap and the launcher's signals are
+tests/test_workshop_safety.py's; the files of the other deployments, tests/test_workshop_files.py's
+and tests/test_workshop_tljh.py's. What only a real VM or cluster can test is named in
+workshop/README.md.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import psutil
 import pytest
-import yaml
+import requests
 
 from workshop.learner import Learner, LearnerError, checkout_repo
 
@@ -245,6 +248,17 @@ def test_learners_log_in_pull_the_course_and_run_notebook_00_through_the_proxy(h
     servers = [p for p in psutil.process_iter(["cmdline", "cwd"]) if p.info["cwd"] == str(hub.home("ana"))
                and "jupyterhub.singleuser" in (p.info["cmdline"] or [])]  # fmt: skip
     assert len(servers) == 1 and "--MappingKernelManager.cull_idle_timeout=1800" in servers[0].info["cmdline"]
+    # Its kernels talk to it over Unix sockets in a private folder (course_lib.hub_kernels): no TCP
+    # port to race other learners' servers for.
+    session = learners["ana"].start_kernel(f"{TARGET}/{NOTEBOOK}")
+    try:
+        [kernel] = [p for p in servers[0].children(recursive=True) if session["kernel"]["id"] in " ".join(p.cmdline())]
+        connection = next(part for part in kernel.cmdline() if part.endswith(".json"))
+        assert json.loads(Path(connection).read_text())["transport"] == "ipc"
+        assert Path(connection).parent.name.startswith("kernels-") and Path(connection).parent.stat().st_mode & 0o077 == 0
+        assert [c for c in kernel.net_connections(kind="tcp") if c.status == psutil.CONN_LISTEN] == []
+    finally:
+        learners["ana"].stop_kernel(session)
     # make hub printed one line per learner who logged in.
     assert sorted(line for line in hub.printed if line.startswith("logged in: ")) == [
         f"logged in: {name}" for name in LEARNERS]  # fmt: skip
@@ -361,10 +375,23 @@ def test_a_zh_cn_workshop_lands_the_learner_on_the_twin_with_jupyterlab_in_chine
     assert locale == "zh_CN"  # JupyterLab's own translation setting, as the learner's server serves it
     assert menus[:2] == ["文件", "编辑"], menus  # drawn from the zh_CN language pack
     assert (zh_hub.home("fei") / TARGET / notebook).is_file()
+    # The name rule is said at the login form in the workshop's language.
+    login = requests.get(f"{zh_hub.url}/hub/login", timeout=60).content.decode()
+    assert "任意取一个名字：1–32 个字符，可用字母 a–z、数字" in login
 
 
-def _run_in_kernel(learner: Learner, source: str) -> str:
-    session = learner.start_kernel(f"{TARGET}/{NOTEBOOK}")
+# ---- the room view: progress sent by the learners' servers, projected and acted on ----------------
+
+ROOM = "/services/room/"
+BLOCK = "plan=half-day&block=half-day/1"  # INSTRUCTOR.md's half day, 0:00–1:00 "the loop": 00's two exercises
+LONG = "a-learner-with-a-long-name"  # 26 characters: TLJH would give it a hashed Unix name
+VIEWPORT = {"width": 1280, "height": 720}
+ZH_NOTEBOOK = "notebooks/zh-CN/00_map_and_first_run.ipynb"
+
+
+def _run_in_kernel(learner: Learner, source: str, notebook: str = NOTEBOOK) -> str:
+    """Run `source` in a kernel of `notebook` (its folder decides the edition: zh-CN for the twin)."""
+    session = learner.start_kernel(f"{TARGET}/{notebook}")
     try:
         with learner.kernel(session) as kernel:
             run = kernel.execute(source)
@@ -373,184 +400,232 @@ def _run_in_kernel(learner: Learner, source: str) -> str:
     return "".join(o.get("text", "") for o in run.outputs)
 
 
-def _room_row(page, exercise: str) -> dict[str, Any]:
-    row = page.locator(f'tr[data-exercise="{exercise}"]')
-    return {"passed": row.locator(".passed").inner_text(), "not_started": row.locator(".not-started").inner_text(),
-            "stuck": [(m.locator(".n").inner_text(), m.locator(".template").inner_text(), m.locator(".who").inner_text())
-                      for m in row.locator(".mistake").all()]}  # fmt: skip
+FINAL_TEXT = "from course_lib.exercises.nb00 import SOLUTIONS, check_final_text, check_kinds, OBJECTS\n"
 
 
-def test_the_instructor_sees_the_room_live_in_both_languages(hub, learners, browser):
-    ana, bo, chen = (learners[name] for name in LEARNERS)
-    answers = {  # run in each learner's own kernel, at the same time
-        ana: "from course_lib.exercises.nb00 import SOLUTIONS, check_final_text\n"
-             "check_final_text(SOLUTIONS['check_final_text']())",
-        bo: "from course_lib.exercises.nb00 import check_final_text\ncheck_final_text(lambda response: '')",
-    }
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        said = dict(zip(answers, pool.map(lambda item: _run_in_kernel(*item), answers.items())))
-    assert said[ana].startswith("✓") and said[bo].startswith("✗"), said
-    # A learner may not open the room view: the hub's OAuth refuses them (their role has no access:services).
-    denied = bo.session.get(f"{hub.url}/services/room/api/room", timeout=60)
-    assert denied.status_code == 403 and "/hub/api/oauth2/authorize" in denied.url, (denied.status_code, denied.url)
-    name, admin_password = hub.admin
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+@pytest.fixture(scope="module")
+def answered(hub, learners, course_repo) -> dict[str, Learner]:
+    """Learners of both editions answer 00's exercises in their own kernels, at once; a learner with a
+    long name too, and fay, who logs in and never opens a notebook."""
+    joined = {}
+    for name in (LONG, "fay"):
+        joined[name] = Learner(hub.url, name, hub.password, timeout=240)
+        joined[name].log_in()
+    with concurrent.futures.ThreadPoolExecutor(5) as pool:
+        list(pool.map(lambda learner: learner.spawn(), joined.values()))
+        list(pool.map(lambda learner: learner.pull(course_repo), [*learners.values(), joined[LONG]]))
+        answers = [
+            (learners["ana"], FINAL_TEXT + "check_final_text(SOLUTIONS['check_final_text']())\n"
+                                           "check_kinds({name: 'rule' for name in OBJECTS})", NOTEBOOK),
+            (learners["bo"], FINAL_TEXT + "check_kinds(...)\ncheck_final_text(lambda response: '')", NOTEBOOK),  # kinds: the starter
+            (learners["chen"], FINAL_TEXT + "check_final_text(lambda response: '')", ZH_NOTEBOOK),  # the 简体中文 twin
+            (joined[LONG], FINAL_TEXT + "check_final_text(lambda response: 'x')", NOTEBOOK),
+        ]  # fmt: skip
+        said = list(pool.map(lambda answer: _run_in_kernel(*answer), answers))
+    assert said[0].startswith("✓") and "✗" in said[0] and all(s.startswith("✗") for s in said[1:]), said
+    assert said[2].startswith("✗ 例子 '")  # chen's kernel speaks Chinese
+    return {**learners, **joined}
+
+
+def _admin_page(context, hub: Hub, query: str):
+    page = context.new_page()
+    page.set_default_timeout(STEP_MS)
+    page.goto(f"{hub.url}{ROOM}?{query}", wait_until="domcontentloaded")
+    if "/hub/login" in page.url:
+        name, password = hub.admin
+        page.fill("#username_input", name)
+        page.fill("#password_input", password)
+        page.click("#login_submit")
+        page.wait_for_url(lambda url: ROOM in url)
+    return page
+
+
+def _api(page, path: str, body: Any = None) -> Any:
+    """A call of the room's API from the page, as its own script makes one (the XSRF header included)."""
+    return page.evaluate("""async ([path, body]) => {
+        const xsrf = decodeURIComponent((document.cookie.match(/(?:^|; )_xsrf=([^;]*)/) || [])[1] || "");
+        const init = {headers: {"X-XSRFToken": xsrf, "Content-Type": "application/json"}};
+        if (body !== null) { init.method = "POST"; init.body = JSON.stringify(body); }
+        const r = await fetch(path, init);
+        const text = await r.text();
+        try { return {status: r.status, json: JSON.parse(text)}; } catch (e) { return {status: r.status, text}; }
+    }""", [path, body])
+
+
+def _until(page, query: str, ready, timeout: float = 60) -> dict[str, Any]:
+    """The room's view (api/room?query) once `ready(view)` holds: the relays send every few seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        view = _api(page, f"api/room?{query}")["json"]
+        if ready(view) or time.monotonic() > deadline:
+            return view
+        time.sleep(1)
+
+
+def _stuck_on_final_text(view: dict[str, Any]) -> bool:
+    rows = {r["exercise"]: r for r in view.get("rows", [])}
+    final = rows.get("nb00.check_final_text", {})
+    return sorted(final.get("stuck", [])) == sorted(["bo", "chen", LONG]) and "ana" in final.get("passed", [])
+
+
+def _visible_names(page, names) -> list[str]:
+    text = page.locator("body").inner_text()  # what is drawn: hidden elements are left out
+    return [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)]
+
+
+def _fits(page) -> list[str]:
+    """The rows that do not fit in the viewport (a projector shows no more)."""
+    height = page.viewport_size["height"]
+    return [row.get_attribute("data-exercise") for row in page.locator("#room tbody tr").all()
+            if row.bounding_box()["y"] + row.bounding_box()["height"] > height]  # fmt: skip
+
+
+def test_the_room_on_the_projector_in_both_languages(hub, answered, browser):
+    names = list(answered)
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
     try:
-        page = context.new_page()
-        page.set_default_timeout(STEP_MS)
-        _log_in(page, hub, name, admin_password)
-        page.wait_for_url(lambda url: "/hub/login" not in url)
-        page.goto(f"{hub.url}/services/room/", wait_until="domcontentloaded")
-        page.wait_for_selector('tr[data-exercise="nb00.check_final_text"]')
-        title, headers = page.locator("h1").inner_text(), page.locator("thead th").all_inner_texts()
-        before = _room_row(page, "nb00.check_final_text")
-        kinds_before = _room_row(page, "nb00.check_kinds")
-        # Live: chen answers while the page is open; a refresh a few seconds later shows it.
-        wrong_kinds = _run_in_kernel(chen, "from course_lib.exercises.nb00 import OBJECTS, check_kinds\n"
-                                           "check_kinds({name: 'rule' for name in OBJECTS})")  # fmt: skip
-        assert wrong_kinds.startswith("✗")
-        page.wait_for_function("""() => document.querySelector('tr[data-exercise="nb00.check_kinds"] .mistake')""")
-        kinds_after = _room_row(page, "nb00.check_kinds")
-        status = page.locator("#status").inner_text()
-        page.screenshot(path=str(SCREENSHOTS / "room-view.png"), full_page=True)
-        zh = context.browser.new_context(locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
-                                         storage_state=context.storage_state())  # fmt: skip
+        page = _admin_page(context, hub, f"{BLOCK}&projector=1&lang=en")
+        view = _until(page, f"{BLOCK}&lang=en", _stuck_on_final_text)
+        assert _stuck_on_final_text(view), view
+        page.wait_for_function("() => document.querySelectorAll('#room tbody tr .mistake').length >= 2")
+        page.wait_for_timeout(500)
+        rows = page.locator("#room tbody tr").evaluate_all("rows => rows.map(r => r.dataset.exercise)")
+        titles = page.locator("#room tbody tr .title").all_inner_texts()
+        final = page.locator('tr[data-exercise="nb00.check_final_text"]')
+        groups = final.locator(".mistake").all()
+        group = {"n": groups[0].locator(".words .n").inner_text(), "title": groups[0].locator(".template").inner_text(),
+                 "details": groups[0].locator(".distinct").all_inner_texts()}  # fmt: skip
+        hidden, fits = _visible_names(page, names), _fits(page)
+        size = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#room td')).fontSize)")
+        SCREENSHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "room-projector.png"))
+        page.check("#names")  # shown on demand
+        page.wait_for_timeout(300)
+        shown = _visible_names(page, ["bo", "chen", LONG])
+        # The same room, for a browser that asks for Chinese.
+        zh = browser.new_context(viewport=VIEWPORT, locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
+                                 storage_state=context.storage_state())  # fmt: skip
         try:
-            chinese = zh.new_page()
-            chinese.set_default_timeout(STEP_MS)
-            chinese.goto(f"{hub.url}/services/room/", wait_until="domcontentloaded")
-            chinese.wait_for_selector('tr[data-exercise="nb00.check_final_text"]')
-            zh_title, zh_headers = chinese.locator("h1").inner_text(), chinese.locator("thead th").all_inner_texts()
-            chinese.screenshot(path=str(SCREENSHOTS / "room-view-zh-CN.png"), full_page=True)
-            chinese.click("#toggle")  # the toggle: the same view in English
-            chinese.wait_for_function("() => document.querySelector('h1').innerText === 'The room'")
+            chinese = _admin_page(zh, hub, f"{BLOCK}&projector=1")
+            chinese.wait_for_function("() => document.querySelectorAll('#room tbody tr .mistake').length >= 2")
+            chinese.wait_for_timeout(500)
+            zh_title = chinese.locator("h1").inner_text()
+            zh_titles = chinese.locator("#room tbody tr .title").all_inner_texts()
+            zh_group = chinese.locator('tr[data-exercise="nb00.check_final_text"] .mistake').first
+            zh_details = zh_group.locator(".distinct .message").all_inner_texts()
+            zh_template = zh_group.locator(".template").inner_text()
+            zh_hidden, zh_fits = _visible_names(chinese, names), _fits(chinese)
+            chinese.screenshot(path=str(SCREENSHOTS / "room-projector-zh-CN.png"))
         finally:
             zh.close()
     finally:
         context.close()
-    assert title == "The room"
-    assert headers == ["exercise", "passed", "stuck on (last try failed, never passed)", "not started"]
-    assert status.startswith(f"learners: {len(LEARNERS) + 1} · updated"), status  # dee is a learner too
-    total = len(LEARNERS) + 1
-    assert before["passed"] == f"1 / {total}"
-    [(count, words, who)] = before["stuck"]
-    assert (count, who) == ("1 ×", "bo") and words.startswith("case '…': you returned '…', the SDK's output_text gives")
-    assert before["not_started"] == f"{total - 2} / {total}"
-    assert kinds_before["stuck"] == [] and kinds_before["not_started"] == f"{total} / {total}"
-    [(count, words, who)] = kinds_after["stuck"]
-    assert (count, who) == ("1 ×", "chen") and "is a value, not a rule" in words
-    assert zh_title == "课堂进度"
-    assert zh_headers == ["练习", "已通过", "卡在（最后一次失败，从未通过）", "还没开始"]
+    # Sorted by where the room is stuck: 00's Exercise 2 (three stuck) above Exercise 1 (one).
+    assert rows == ["nb00.check_final_text", "nb00.check_kinds"]
+    assert titles == ["Exercise 2 · Find the final answer's text", "Exercise 1 · Rule, value or result?"]
+    # One group for bo (English), chen (Chinese) and the long name: the same mistake, other values.
+    assert len(groups) == 1 and group["n"] == "3 ×", group
+    assert group["title"].startswith("case '…': you returned '…', the SDK's output_text gives ")
+    # The detail that tells what went wrong, in the room's language, chen's included (two alike, one other).
+    # (On the projector each distinct message once, with how many are stuck on it: no names.)
+    [alike, other] = group["details"]
+    assert re.match(r"2 ×\s+case 'the final answer, output = \[message\]': you returned '', the SDK's output_text", alike)
+    assert re.match(r"1 ×\s+case 'the final answer, output = \[message\]': you returned 'x'", other), other
+    # On the projector: large type, every row of the block on the 1280×720 screen, no name.
+    assert size >= 24 and fits == [] and hidden == []
+    assert sorted(shown) == sorted(["bo", "chen", LONG])
+    assert zh_title == "课堂进度" and zh_titles == ["练习 2 · 找出最终回答的文本", "练习 1 · 规则、值还是结果？"]
+    assert zh_template.startswith("例子 '…'：你返回了 '…'，而 SDK 的 output_text 给出的是 ")
+    assert zh_details[0].startswith("2 × 例子 '最终回答，output = [message]'：你返回了 ''") and "'x'" in zh_details[1]
+    assert zh_hidden == [] and zh_fits == []
 
 
-# ---- the other deployments' files: the same config, and they agree with it ----------------------
-
-
-def _load_config(loader_namespace: dict[str, Any] | None = None, **env: str):
-    """Load workshop/jupyterhub_config.py as traitlets does for `jupyterhub -f` (TLJH's load_subconfig
-    is the same loader), with WORKSHOP_* settings from `env`."""
-    from traitlets.config.loader import PyFileConfigLoader
-
-    saved = {k: v for k, v in os.environ.items() if k.startswith("WORKSHOP_")}
-    for key in saved:
-        del os.environ[key]
-    os.environ.update({"WORKSHOP_PASSWORD": "a-learner-password", "WORKSHOP_PASSWORD_FILE": "/nonexistent", **env})
+def test_the_instructor_acts_on_the_room(hub, answered, browser):
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
     try:
-        return PyFileConfigLoader("jupyterhub_config.py", str(REPO / "workshop")).load_config()
+        page = _admin_page(context, hub, f"{BLOCK}&lang=en")
+        _until(page, f"{BLOCK}&lang=en", _stuck_on_final_text)
+        page.wait_for_function("() => document.querySelector('tr[data-exercise=\"nb00.check_final_text\"] button.name')")
+        # Drill down: bo's exercises, how long he has been stuck, and his server for the admin.
+        page.locator('tr[data-exercise="nb00.check_final_text"] .detail[data-learner="bo"] button.name').click()
+        page.wait_for_selector("dialog#learner[open]")
+        drilled = {"name": page.locator("#d-name").inner_text(), "server": page.locator("#d-server").get_attribute("href"),
+                   "states": page.locator("dialog tbody tr").evaluate_all("rows => rows.map(r => [r.dataset.exercise, r.dataset.state])"),
+                   "stuck": page.locator('dialog tr[data-exercise="nb00.check_final_text"]').inner_text()}  # fmt: skip
+        page.click("#d-close")
+        server = context.new_page()
+        server.set_default_timeout(STEP_MS)
+        server.goto(f"{hub.url}{drilled['server']}", wait_until="domcontentloaded")
+        if "/oauth2/authorize" in server.url:  # JupyterHub asks an admin once before opening another's server
+            server.click("button[type=submit]")
+        server.wait_for_url(re.compile(r"/user/bo/lab"))
+        server.close()
+        # Pace against the plan: the clock started 61 minutes ago, the first block's two exercises are due.
+        started = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() - 61 * 60))
+        assert _api(page, "api/clock", {"start": started})["status"] == 200
+        page.wait_for_function("() => document.getElementById('pace').innerText.startsWith('1:01')", timeout=30_000)
+        pace = page.locator("#pace").inner_text()
+        # Who never started a notebook: fay. Pruned, then back as soon as she opens one.
+        status = page.locator("#status").inner_text()
+        page.click("#prune")
+        page.wait_for_function("() => document.getElementById('status').innerText.includes('pruned: 1')", timeout=30_000)
+        pruned = _api(page, f"api/room?{BLOCK}")["json"]
+        fay = answered["fay"]
+        fay.open_server()
+        opened = fay.start_kernel(f"{TARGET}/{NOTEBOOK}")  # she opens notebook 00 (and keeps it open): her server says so
+        try:
+            back = _until(page, f"{BLOCK}", lambda v: any("fay" in r["working"] for r in v["rows"]))
+        finally:
+            fay.stop_kernel(opened)
+        # Export, as the links give it.
+        csv_text = _api(page, f"api/export.csv?{BLOCK}&lang=zh-CN")["text"]
+        exported = _api(page, f"api/export.json?{BLOCK}&lang=en")["json"]
+        links = (page.locator("#csv").get_attribute("href"), page.locator("#json").get_attribute("href"))
+        _api(page, "api/clock", {"start": None})
     finally:
-        for key in [k for k in os.environ if k.startswith("WORKSHOP_")]:
-            del os.environ[key]
-        os.environ.update(saved)
+        context.close()
+    assert drilled["name"] == "bo" and drilled["server"] == "/user/bo/lab"
+    assert dict(drilled["states"]) == {"nb00.check_final_text": "stuck", "nb00.check_kinds": "working"}
+    assert re.search(r"stuck · stuck for \d+ min", drilled["stuck"]) and "you returned ''" in drilled["stuck"]
+    assert re.fullmatch(r"1:01 into the plan \(1:00–1:50\)\. Due so far: 2 exercises; 0 of \d+ learners have passed "
+                        r"them all \(median [01](\.5)?\)\.", pace), pace  # fmt: skip
+    assert "never started a notebook: 1" in status
+    assert "fay" not in pruned["learners"] and pruned["pruned"] == ["fay"]
+    assert "fay" in back["learners"] and "fay" in {n for r in back["rows"] for n in r["working"]}
+    import csv
+    import io
+
+    table = list(csv.DictReader(io.StringIO(csv_text.lstrip("\ufeff"))))
+    assert list(table[0]) == ["learner", "exercise", "notebook", "title", "state", "tries", "seen_at", "first_try_at",
+                              "passed_at", "last_try_at", "stuck_minutes", "mistake", "message"]  # fmt: skip
+    chen = next(r for r in table if r["learner"] == "chen" and r["exercise"] == "nb00.check_final_text")
+    assert chen["state"] == "stuck" and chen["title"] == "练习 2 · 找出最终回答的文本" and chen["message"].startswith("例子 '")
+    assert {r["exercise"] for r in table} == {"nb00.check_kinds", "nb00.check_final_text"}
+    assert set(exported) >= {"exported_at", "room", "learners"} and exported["learners"]["bo"]["server"] == "/user/bo/lab"
+    assert links == ("api/export.csv?lang=en&plan=half-day&block=half-day%2F1",
+                     "api/export.json?lang=en&plan=half-day&block=half-day%2F1")  # the view's choices
 
 
-def test_the_default_url_is_the_git_pull_link_binder_links_hands_out():
-    sys.path.insert(0, str(REPO / "binder"))
-    try:
-        import links
-    finally:
-        sys.path.remove(str(REPO / "binder"))
-    for edition, folder in (("en", "notebooks"), ("zh-CN", "notebooks/zh-CN")):
-        config = _load_config(WORKSHOP_EDITION=edition)
-        link = links.git_pull_link(links.current_repo(), f"{folder}/00_map_and_first_run.ipynb", edition)
-        assert link.endswith(config.Spawner.default_url), (link, config.Spawner.default_url)
-        assert link.startswith(f"{links.HUB_PLACEHOLDER}/hub/user-redirect/git-pull?")
-        # English lands in lab/tree as before; zh-CN through the course's server extension, which it loads.
-        entry = {"en": "lab/tree", "zh-CN": "course/zh-CN"}[edition]
-        assert f"&urlpath={entry}/{TARGET}/{folder}/" in config.Spawner.default_url
-        loads = "--ServerApp.jpserver_extensions=course_lib.lab_edition=True" in config.Spawner.args
-        assert loads is (edition == "zh-CN")
-
-
-def test_the_config_refuses_to_start_without_a_password():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WORKSHOP_")}
-    done = subprocess.run([sys.executable, "-c", "import sys; from traitlets.config.loader import PyFileConfigLoader as L;"
-                           f" L('jupyterhub_config.py', {str(REPO / 'workshop')!r}).load_config()"],
-                          env={**env, "WORKSHOP_PASSWORD_FILE": "/nonexistent"}, capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
-    assert done.returncode != 0 and "workshop: no learner password" in done.stderr
-
-
-def test_under_tljh_and_z2jh_there_is_one_culler_and_the_room_view():
-    # TLJH: its jupyterhub_config.py sets its culler, then load_subconfig()s each file of
-    # jupyterhub_config.d — a separate Config merged in: the workshop's list replaces TLJH's.
-    from traitlets.config import Config
-
-    tljh = Config()
-    tljh.JupyterHub.services = [{"name": "cull-idle", "admin": True, "command": ["python3", "-m", "jupyterhub_idle_culler"]}]
-    tljh.merge(_load_config())
-    assert [s["name"] for s in tljh.JupyterHub.services] == ["idle-culler", "room"]
-    # z2jh: exec()s each file of jupyterhub_config.d in its own namespace, with its services and roles in `c`.
-    z2jh = Config()
-    z2jh.JupyterHub.services = [{"name": "jupyterhub-idle-culler", "command": ["python3", "-m", "jupyterhub_idle_culler"]},
-                                {"name": "other", "url": "http://other:8000"}]  # fmt: skip
-    z2jh.JupyterHub.load_roles = [{"name": "jupyterhub-idle-culler", "services": ["jupyterhub-idle-culler"]}]
-    source = (REPO / "workshop" / "jupyterhub_config.py").read_text()
-    os.environ.update({"WORKSHOP_PASSWORD": "a-learner-password", "WORKSHOP_PASSWORD_FILE": "/nonexistent",
-                       "WORKSHOP_ROOM_SCRIPT": "/usr/local/etc/jupyterhub/room/workshop/room.py"})  # fmt: skip
-    try:
-        exec(compile(source, "jupyterhub_config.py", "exec"), {"c": z2jh, "__file__": "/usr/local/etc/jupyterhub/jupyterhub_config.py"})
-    finally:
-        for key in ("WORKSHOP_PASSWORD", "WORKSHOP_PASSWORD_FILE", "WORKSHOP_ROOM_SCRIPT"):
-            os.environ.pop(key)
-    assert [s["name"] for s in z2jh.JupyterHub.services] == ["other", "idle-culler", "room"]
-    assert [r["name"] for r in z2jh.JupyterHub.load_roles] == ["idle-culler", "room"]
-    assert z2jh.JupyterHub.services[2]["command"][1] == "/usr/local/etc/jupyterhub/room/workshop/room.py"
-
-
-def _yaml_quantity(value: str) -> int:
-    units = {"K": 2**10, "M": 2**20, "G": 2**30}
-    return int(float(value[:-1]) * units[value[-1]]) if value[-1] in units else int(value)
-
-
-def test_the_kubernetes_config_mounts_the_one_config_and_repeats_its_limits():
-    values = yaml.safe_load((REPO / "workshop" / "kubernetes" / "config.yaml").read_text())
-    files = values["hub"]["extraFiles"]
-    assert files["workshop-config"]["mountPath"].startswith("/usr/local/etc/jupyterhub/jupyterhub_config.d/")
-    assert files["workshop-config"]["mountPath"].endswith(".py")
-    assert values["cull"]["enabled"] is False  # the workshop config runs the culler
-    config = _load_config()
-    single = values["singleuser"]
-    assert _yaml_quantity(single["memory"]["limit"]) == _yaml_quantity(config.Spawner.mem_limit)
-    assert _yaml_quantity(single["memory"]["guarantee"]) == _yaml_quantity(config.Spawner.mem_guarantee)
-    assert single["cpu"] == {"limit": config.Spawner.cpu_limit, "guarantee": config.Spawner.cpu_guarantee}
-    # The image is the one repo2docker builds from binder/ (the README's command names it).
-    readme = (REPO / "workshop" / "README.md").read_text()
-    assert f"--image-name {single['image']['name']}:{single['image']['tag']}" in readme
-
-
-def test_the_tljh_commands_install_the_same_config_and_the_course():
-    script = (REPO / "workshop" / "tljh.sh").read_text()
-    assert script.startswith("#!/bin/bash") and "set -euo pipefail" in script
-    lines = [line.strip() for line in script.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    # TLJH loads every .py of jupyterhub_config.d after its own settings: the one config, linked in.
-    assert 'sudo ln -sf "$COURSE/workshop/jupyterhub_config.py" /opt/tljh/config/jupyterhub_config.d/tool-calling-course.py' in lines
-    # The course with the workshop extra (nbgitpuller) into the learners' environment, and its lab settings.
-    assert 'sudo -E "$USER_ENV/bin/pip" install "$COURSE[workshop]"' in lines and "USER_ENV=/opt/tljh/user" in script
-    assert 'sudo "$USER_ENV/bin/python" "$COURSE/binder/lab_settings.py"' in lines
-    assert "sudo tljh-config set services.cull.enabled False" in lines and lines[-2] == "sudo tljh-config reload hub"
-    # The passwords file it makes is the one the config reads by default.
-    config = (REPO / "workshop" / "jupyterhub_config.py").read_text()
-    default = re.search(r'os\.environ\.get\("WORKSHOP_PASSWORD_FILE", "([^"]+)"\)', config)[1]
-    assert f"SECRETS={default}" in script
-    done = subprocess.run(["bash", "-n", str(REPO / "workshop" / "tljh.sh")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+def test_the_room_is_the_instructors_and_a_learner_speaks_only_for_themselves(hub, answered):
+    bo = answered["bo"]
+    # A learner may not open the room view: the hub's OAuth refuses them (their role has no access:services).
+    denied = bo.session.get(f"{hub.url}{ROOM}api/room", timeout=60)
+    assert denied.status_code == 403 and "/hub/api/oauth2/authorize" in denied.url, (denied.status_code, denied.url)
+    progress_url = f"{hub.url}{ROOM}api/progress"
+    body = {"version": 1, "exercises": {}, "open": []}
+    assert requests.post(progress_url, json=body, timeout=60).status_code == 401
+    assert requests.post(progress_url, json=body, headers={"Authorization": "token not-a-token"}, timeout=60).status_code == 403
+    # bo's own server token (his server's environment): what it sends is kept as bo's, whatever it says.
+    [server] = [p for p in psutil.process_iter(["cmdline", "cwd"]) if p.info["cwd"] == str(hub.home("bo"))
+                and "jupyterhub.singleuser" in (p.info["cmdline"] or [])]  # fmt: skip
+    token = server.environ()["JUPYTERHUB_API_TOKEN"]
+    kept = requests.post(progress_url, json={**body, "learner": "ana"}, headers={"Authorization": f"token {token}"}, timeout=60)
+    assert kept.status_code == 200 and kept.json() == {"kept": True, "learner": "bo"}
+    bad = requests.post(progress_url, json={"version": 1, "exercises": {"rm -rf /": {}}},
+                        headers={"Authorization": f"token {token}"}, timeout=60)  # fmt: skip
+    assert bad.status_code == 400 and "not an exercise id" in bad.json()["error"]
+    # The token is not the room's key either: it opens no admin page.
+    assert requests.get(f"{hub.url}{ROOM}api/room", headers={"Authorization": f"token {token}"}, timeout=60,
+                        allow_redirects=False).status_code in (302, 403)  # fmt: skip
+    # Give bo his progress back (the relay resends within its heartbeat; the other tests may run later).
+    _run_in_kernel(bo, FINAL_TEXT + "check_final_text(lambda response: '')")

@@ -9,6 +9,7 @@ for real: garbage bytes, a second connection holding the write lock, an immutabl
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import shutil
 import sqlite3
@@ -261,32 +262,220 @@ def test_the_table_says_what_is_wrong_with_a_broken_file(tmp_path):
     assert done.stderr == f"{broken}: not a SQLite file (damaged or another kind of file)\n"
 
 
-def test_the_room_counts_passed_stuck_on_which_mistake_and_not_started(tmp_path, monkeypatch, capsys):
-    monkeypatch.delenv(progress.SWITCH, raising=False)
-    files = {name: tmp_path / name / "progress.sqlite3" for name in ("ana", "bo", "chen", "dee", "eve")}
-    answers = {"ana": [lambda r: "ok", nb03.SOLUTIONS["check_classify"]()],  # stuck, then passed
-               "bo": [lambda r: "ok"], "chen": [lambda r: "nope"],  # the same mistake, other values
-               "dee": [lambda r: "tool error"], "eve": [...]}  # another mistake; the starter only
-    for learner, tries in answers.items():
-        monkeypatch.setenv(progress.FILE, str(files[learner]))
-        for answer in tries:
-            nb03.check_classify(answer)
+# ---- one mistake, both editions ------------------------------------------------------------------
+
+
+def _run_in(edition: str, monkeypatch, capsys, check, answer, file: Path) -> progress.Attempt:
+    monkeypatch.setenv("COURSE_LANG", edition)
+    monkeypatch.setenv(progress.FILE, str(file))
     capsys.readouterr()
-    (tmp_path / "fay").mkdir()
-    files["fay"] = tmp_path / "fay" / "progress.sqlite3"  # logged in, never ran a check
-    files["gus"] = tmp_path / "gus.sqlite3"
-    files["gus"].write_bytes(b"garbage")
-    summary = progress.room(files)
-    assert summary.learners == list(files) and list(summary.unreadable) == ["gus"]
-    row = next(r for r in summary.rows if r.exercise == "nb03.check_classify")
-    assert row.passed == ["ana"]
-    assert [(s.template, s.learners) for s in row.stuck] == [
-        ("id N: '…' is not one of '…', '…', '…'.", ["bo", "chen"]),
-        (next(a.template for a in progress.attempts(files["dee"])), ["dee"])]  # fmt: skip
-    assert row.not_started == ["eve", "fay", "gus"]
-    assert [r.exercise for r in summary.rows] == progress.course_exercises()  # every exercise, course order
-    other = next(r for r in summary.rows if r.exercise == "nb00.check_kinds")
-    assert (other.passed, other.stuck, other.not_started) == ([], [], list(files))
+    check(answer)
+    printed = capsys.readouterr().out
+    recorded = progress.attempts(file)[-1]
+    assert printed == f"✗ {recorded.message}\n"  # what the learner saw is what was recorded
+    return recorded
+
+
+class _Hostile:
+    def __getattr__(self, name):
+        raise RuntimeError(f"{name} raises")
+
+    def __repr__(self):
+        raise RuntimeError("repr raises")
+
+    def __iter__(self):
+        raise RuntimeError("iteration raises")
+
+
+def _wrong_answers(solution):
+    """Answers of the wrong kind for a check, and for a function exercise functions that go wrong."""
+    answers = {"None-returning": lambda *a, **k: None, "a str": "answer", "an int": 42, "an empty dict": {},
+               "a list of lists": [[1]], "hostile": _Hostile()}  # fmt: skip
+    if callable(solution):
+        answers |= {"raises": lambda *a, **k: 1 / 0, "returns ''": lambda *a, **k: "",
+                    "returns a dict": lambda *a, **k: {"path": "/workspace/notes.txt"}}  # fmt: skip
+    return answers
+
+
+def _words(text: str) -> str:
+    return "".join(text.split())
+
+
+EVERY_CHECK = [(name.split(".")[0], name.split(".")[1]) for name in progress.course_exercises()
+               if name != "nb03b.check_reference_predictions"]  # it starts the Node server (test_side_by_side)
+
+
+@pytest.mark.parametrize(("module", "check"), EVERY_CHECK, ids=[f"{m}.{c}" for m, c in EVERY_CHECK])
+def test_a_mistake_is_one_mistake_in_both_editions_and_keeps_its_detail(module, check, tmp_path, monkeypatch, capsys):
+    """Every check, fed wrong answers in English and in the zh-CN edition: the recorded mistake has
+    the same key in both, and each edition's record holds the other edition's words exactly (the
+    English learner's message is the Chinese learner's message_en, and the other way round)."""
+    monkeypatch.delenv(progress.SWITCH, raising=False)
+    exercises = importlib.import_module(f"course_lib.exercises.{module}")
+    function = getattr(exercises, check)
+    compared = 0
+    for label, answer in _wrong_answers(exercises.SOLUTIONS[check]()).items():
+        english = _run_in("en", monkeypatch, capsys, function, answer, tmp_path / f"en-{label}.sqlite3")
+        chinese = _run_in("zh-CN", monkeypatch, capsys, function, answer, tmp_path / f"zh-{label}.sqlite3")
+        assert english.outcome == chinese.outcome, label
+        if english.outcome != "failed":
+            continue
+        compared += 1
+        assert (english.edition, chinese.edition) == ("en", "zh-CN")
+        assert english.mistake == chinese.mistake, (label, english.message, chinese.message)
+        # Word for word; the spaces between sentences may differ ("zero. Look" / "zero。读取").
+        assert _words(chinese.message_en) == _words(english.message), label
+        assert _words(english.message_zh) == _words(chinese.message), label
+        assert _words(english.template)[:250] == _words(chinese.template)[:250]  # English, values blanked
+    assert compared >= 3
+
+
+def test_the_detail_is_kept_and_the_key_ignores_only_the_values(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv(progress.SWITCH, raising=False)
+    first = _run_in("zh-CN", monkeypatch, capsys, nb03.check_classify, lambda r: "ok", tmp_path / "a.sqlite3")
+    second = _run_in("en", monkeypatch, capsys, nb03.check_classify, lambda r: "nope", tmp_path / "b.sqlite3")
+    other = _run_in("en", monkeypatch, capsys, nb03.check_classify, lambda r: "tool error", tmp_path / "c.sqlite3")
+    assert first.mistake == second.mistake != other.mistake
+    assert first.message_en == "id 3: 'ok' is not one of 'success', 'tool error', 'protocol error'."
+    assert first.message == first.message_zh == "id 3：'ok' 不是 'success', 'tool error', 'protocol error' 之一。"
+    assert "'nope'" in second.message_zh  # the learner's value, in the other edition's words
+
+
+def test_bilingual_reads_a_message_made_of_several_texts_and_plain_words():
+    from course_lib.lang import Heard
+
+    heard = [Heard("{n} characters", "5 characters", "5 个字符"),
+             Heard("case {case}: you returned {mine}. ", "case 'x': you returned 5 个字符. ", "例子 'x'：你返回了 5 个字符。"),
+             Heard(" Read the docs.", " Read the docs.", " 去读文档。"), Heard("ok", "ok", "好")]  # fmt: skip
+    said = progress.bilingual("例子 'x'：你返回了 5 个字符。 去读文档。 ValueError: bad", "zh-CN", heard)
+    assert said.en == "case 'x': you returned 5 characters. Read the docs. ValueError: bad"
+    assert said.zh == "例子 'x'：你返回了 5 个字符。 去读文档。 ValueError: bad"
+    # The parts, left to right: each said text as the course wrote it in English, before its fields
+    # were filled, and the words no `say` gave: the mistake's name leaves the learner's values out.
+    assert said.parts == ("case {case}: you returned {mine}. ", " Read the docs.", "ValueError: bad")
+    assert progress.bilingual("nothing said", "en", heard).parts == ("nothing said",)
+
+
+def test_a_file_of_the_first_version_is_read_and_then_extended(tmp_path, monkeypatch, capsys):
+    old = tmp_path / "progress.sqlite3"
+    with sqlite3.connect(old) as db:
+        db.execute(f"PRAGMA application_id = {progress.APPLICATION_ID}")
+        db.executescript("""CREATE TABLE attempts (id INTEGER PRIMARY KEY, at TEXT NOT NULL, exercise TEXT NOT NULL,
+            outcome TEXT NOT NULL, mistake TEXT, template TEXT, message TEXT NOT NULL);
+            INSERT INTO attempts VALUES (1, '2026-11-01T10:00:00+00:00', 'nb03.check_classify', 'failed', 'abc',
+            'id N: …', 'id 3: ''ok'' is wrong');""")  # fmt: skip
+    db.close()
+    [first] = progress.attempts(old)
+    assert (first.edition, first.said("en"), first.said("zh-CN")) == ("en", "id 3: 'ok' is wrong", "id 3: 'ok' is wrong")
+    monkeypatch.delenv(progress.SWITCH, raising=False)
+    _run_in("zh-CN", monkeypatch, capsys, nb03.check_classify, lambda r: "ok", old)
+    first, second = progress.attempts(old)
+    assert first.message == "id 3: 'ok' is wrong" and second.edition == "zh-CN" and second.message_en.startswith("id 3: 'ok'")
+
+
+def test_the_summary_holds_what_the_room_needs_and_nothing_else(file, capsys):
+    _classify(lambda response: "ok", capsys)
+    _classify(lambda response: "nope", capsys)
+    _classify(nb03.SOLUTIONS["check_classify"](), capsys)
+    nb00 = importlib.import_module("course_lib.exercises.nb00")
+    nb00.check_kinds(...)
+    nb00.check_final_text(lambda response: "")
+    summary = progress.summary(file)
+    assert summary["version"] == 1 and set(summary["exercises"]) == {"nb03.check_classify", "nb00.check_kinds",
+                                                                       "nb00.check_final_text"}  # fmt: skip
+    classify = summary["exercises"]["nb03.check_classify"]
+    assert classify["tries"] == 3 and classify["passed_at"] and classify["last"]["outcome"] == "passed"
+    assert classify["first_try_at"] <= classify["passed_at"]
+    kinds = summary["exercises"]["nb00.check_kinds"]
+    assert (kinds["tries"], kinds["last"], kinds["seen_at"] is not None) == (0, None, True)  # seen, not answered
+    final = summary["exercises"]["nb00.check_final_text"]["last"]
+    assert final["outcome"] == "failed" and len(final["mistake"]) == 12 and final["edition"] == "en"
+    assert final["message"]["en"].startswith("case '") and final["message"]["zh-CN"].startswith("例子 '")
+    assert final["template"]["en"].startswith("case '…': you returned '…'")
+    assert json.loads(json.dumps(summary)) == summary  # JSON as it is
+
+
+def test_open_notebooks_are_course_notebooks_only():
+    paths = ["tool-calling-course/notebooks/00_map_and_first_run.ipynb",
+             "tool-calling-course/notebooks/zh-CN/03b_reference_server_side_by_side.ipynb",
+             "tool-calling-course/notebooks/00_map_and_first_run.ipynb", "private/diary.ipynb",
+             "notebooks/INSTRUCTOR.md", "", None]  # fmt: skip
+    assert progress.open_notebooks(paths) == [{"notebook": "00", "edition": "en"}, {"notebook": "03b", "edition": "zh-CN"}]
+
+
+class _Sessions:
+    def __init__(self) -> None:
+        self.paths = ["tool-calling-course/notebooks/00_map_and_first_run.ipynb"]
+
+    async def list_sessions(self):
+        return [{"path": path} for path in self.paths]
+
+
+def test_the_relay_sends_when_something_changed_with_the_servers_token(file, capsys):
+    """A real HTTP server stands in for the room: the relay posts the summary with the token, only
+    when the file or the open notebooks changed (or the heartbeat is due), and backs off when the
+    room does not answer."""
+    import asyncio
+
+    from tornado import web
+
+    received: list[tuple[str, dict]] = []
+    answer = {"status": 200}
+
+    class Room(web.RequestHandler):
+        def post(self):
+            received.append((self.request.headers.get("Authorization", ""), json.loads(self.request.body)))
+            self.set_status(answer["status"])
+
+    async def scenario():
+        server = web.Application([(r"/services/room/api/progress", Room)]).listen(0, "127.0.0.1")
+        port = next(iter(server._sockets.values())).getsockname()[1]
+        sessions = _Sessions()
+        relay = progress.Relay(f"http://127.0.0.1:{port}/services/room/api/progress", "the-servers-token", file,
+                               sessions=sessions, every=0.01, heartbeat=3600)  # fmt: skip
+        try:
+            assert await relay.tick() is True  # the first look: sent, even with nothing recorded yet
+            assert await relay.tick() is False  # nothing changed
+            _classify(lambda response: "ok", capsys)
+            assert await relay.tick() is True
+            sessions.paths = []
+            assert await relay.tick() is True  # the notebook was closed
+            answer["status"] = 503
+            _classify(nb03.SOLUTIONS["check_classify"](), capsys)
+            assert await relay.tick() is False and relay.failures == 1 and relay.wait_until > 0
+            assert await relay.tick() is False and relay.failures == 1  # waiting: not tried again at once
+            relay.wait_until = 0
+            answer["status"] = 200
+            assert await relay.tick() is True and relay.failures == 0
+        finally:
+            server.stop()
+
+    asyncio.run(scenario())
+    assert {token for token, _ in received} == {"token the-servers-token"}
+    bodies = [body for _, body in received]
+    assert bodies[0] == {"version": 1, "exercises": {}, "open": [{"notebook": "00", "edition": "en"}]}
+    assert bodies[1]["exercises"]["nb03.check_classify"]["last"]["outcome"] == "failed"
+    assert bodies[2]["open"] == []
+    assert bodies[-1]["exercises"]["nb03.check_classify"]["passed_at"] is not None
+    assert len(bodies) == 5  # four sent, one refused by the room
+
+
+def test_the_relay_is_only_loaded_on_a_hub_with_a_token_and_recording_on(monkeypatch):
+    started = []
+
+    class App:
+        session_manager = _Sessions()
+        web_app = type("W", (), {"settings": {}})()
+        log = type("L", (), {"info": lambda *a: started.append(a), "warning": lambda *a: None})()
+
+    monkeypatch.delenv(progress.ROOM_API, raising=False)
+    progress._load_jupyter_server_extension(App())
+    assert "course_progress_relay" not in App.web_app.settings  # not on a hub: nothing to do
+    monkeypatch.setenv(progress.ROOM_API, "http://127.0.0.1:9/room")
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "t")
+    monkeypatch.setenv(progress.SWITCH, "off")
+    progress._load_jupyter_server_extension(App())
+    assert "course_progress_relay" not in App.web_app.settings  # the learner turned recording off
 
 
 @pytest.mark.parametrize("folder", ["notebooks", "notebooks/zh-CN"])

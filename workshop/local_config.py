@@ -17,9 +17,10 @@ here = os.path.dirname(os.path.realpath(__file__))
 state = os.path.abspath(os.environ["WORKSHOP_STATE"])
 port = int(os.environ.get("WORKSHOP_PORT", "8000"))
 homes = os.path.join(state, "homes")
-# Before the shared settings: the room view reads each learner's progress file in these homes.
-os.environ.setdefault("WORKSHOP_PROGRESS_FILES", os.path.join(homes, "{username}", ".tool-calling-course",
-                                                              "progress.sqlite3"))
+os.environ.setdefault("WORKSHOP_ROOM_DB", os.path.join(state, "room.sqlite3"))
+# TLJH and the Kubernetes chart run their own idle culler (tljh.sh and config.yaml give it the one
+# config's figures); this machine has none: the one config adds it.
+os.environ.setdefault("WORKSHOP_CULLER", "on")
 
 load_subconfig(os.path.join(here, "jupyterhub_config.py"))  # noqa: F821 — given by traitlets' loader
 
