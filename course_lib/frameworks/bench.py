@@ -152,16 +152,22 @@ class Bench:
             raise BenchError("the bench is not started: use `with Bench() as bench:`")
         return self.model_tap.url + "/v1"
 
-    def server_command(self, name: str = "files") -> list[str]:
-        """The files server's own command line (stdio), over the bench's workspace."""
-        return [sys.executable, "-m", "course_lib.fs_server", "--root", str(self.workspace), "--name", name]
+    def server_command(self, name: str = "files", *, traced_to: str | None = None) -> list[str]:
+        """The files server's own command line (stdio), over the bench's workspace; with `traced_to`
+        (a recording's OTLP endpoint), run through `course_lib.tracing.serve`, its spans sent there."""
+        server = ["course_lib.fs_server", "--root", str(self.workspace), "--name", name]
+        if traced_to is not None:
+            return [sys.executable, "-m", "course_lib.tracing.serve", traced_to, f"{name}-server", *server]
+        return [sys.executable, "-m", *server]
 
-    def files_stdio(self, name: str = "files") -> StdioServer:
-        """How to start the files server over stdio with its lines logged: give it to a framework."""
+    def files_stdio(self, name: str = "files", *, traced_to: str | None = None) -> StdioServer:
+        """How to start the files server over stdio with its lines logged: give it to a framework.
+        `traced_to`: a recording's endpoint (`tracing.recording().endpoint`) for the server's spans."""
         log = self._dir / f"stdio-{len(self._logs)}.jsonl"
         log.touch()
         self._logs.append(log)
-        tap = [sys.executable, "-m", "course_lib.frameworks.stdio_tap", str(log), "--", *self.server_command(name)]
+        command = self.server_command(name, traced_to=traced_to)
+        tap = [sys.executable, "-m", "course_lib.frameworks.stdio_tap", str(log), "--", *command]
         return StdioServer(tap[0], tap[1:], str(self.workspace), log, log.with_suffix(".stderr"))
 
     def files_http(self, name: str = "files") -> str:
