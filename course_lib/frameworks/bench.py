@@ -64,6 +64,10 @@ class Run:
     model: list[HttpExchange] = field(default_factory=list)
     mcp: list[WireMessage] = field(default_factory=list)
     http: list[HttpExchange] = field(default_factory=list)  # MCP over Streamable HTTP, as the exchanges crossed
+    # When each crossed (wall clock, seconds), where the taps know it: (request, response end) per model
+    # exchange, one time per MCP message; empty when not known (the course host's in-process messages).
+    model_times: list[tuple[float, float]] = field(default_factory=list)
+    mcp_times: list[float | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -221,12 +225,19 @@ class Bench:
             yield run
         finally:
             run.model = list(self.model_tap.exchanges[model_from:])
-            run.mcp = [message for log in self._logs for message in _stdio_messages(log, logs_from.get(log, 0))]
+            run.model_times = list(self.model_tap.times[model_from:])
+            timed = [entry for log in self._logs for entry in _stdio_messages(log, logs_from.get(log, 0))]
+            run.mcp = [message for message, _ in timed]
+            run.mcp_times = [when for _, when in timed]
             for tap in self._mcp_taps:
                 run.http += tap.exchanges[taps_from.get(id(tap), 0):]
-                run.mcp += _http_messages(tap.exchanges[taps_from.get(id(tap), 0):])
+                messages = _http_messages(tap.exchanges[taps_from.get(id(tap), 0):])
+                run.mcp += messages
+                run.mcp_times += [None] * len(messages)
             for connection in self._connections:
-                run.mcp += connection.messages[connections_from.get(id(connection), 0):]
+                messages = connection.messages[connections_from.get(id(connection), 0):]
+                run.mcp += messages
+                run.mcp_times += [None] * len(messages)
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -257,7 +268,8 @@ def _line_count(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
 
-def _stdio_messages(log: Path, skip: int) -> list[WireMessage]:
+def _stdio_messages(log: Path, skip: int) -> list[tuple[WireMessage, float | None]]:
+    """The JSON-RPC messages of a stdio tap's log, each with when it crossed."""
     messages = []
     for line in log.read_text(encoding="utf-8").splitlines()[skip:]:
         entry = json.loads(line)
@@ -266,7 +278,7 @@ def _stdio_messages(log: Path, skip: int) -> list[WireMessage]:
         except ValueError:
             continue  # not JSON: not a message (a server that prints on stdout by mistake)
         if isinstance(value, dict):
-            messages.append(WireMessage("app→server" if entry["from"] == "app" else "server→app", value))
+            messages.append((WireMessage("app→server" if entry["from"] == "app" else "server→app", value), entry.get("t")))
     return messages
 
 

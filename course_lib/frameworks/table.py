@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from course_lib.frameworks import envelope
 from course_lib.frameworks.bench import Run
 from course_lib.frameworks.trace import CallTrace, calls, failure_marked, output_text
 from course_lib.lang import display_width, pad, say
@@ -67,7 +68,8 @@ def signature(declaration: dict[str, Any] | None) -> str:
     required = set(schema.get("required") or [])
     names = [f"{name}{'' if name in required else '?'}: {_kind(rule)}"
              for name, rule in (schema.get("properties") or {}).items() if isinstance(rule, dict)]
-    return f"{declaration.get('name')}({', '.join(names)}) · strict {json.dumps(declaration.get('strict'))}"
+    strict = "" if declaration.get("strict") is None and "strict" not in declaration else f" · strict {json.dumps(declaration.get('strict'))}"
+    return f"{declaration.get('name')}({', '.join(names)}){strict}"
 
 
 def answer_rule(fmt: dict[str, Any]) -> str:
@@ -115,7 +117,8 @@ def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
     out = [(say("rule", "规则"), say("tools[] → model", "tools[] → 模型"), "·", rule)]
     if trace.answer_format is not None:
         out.append((say("rule", "规则"), say("text.format → model", "text.format → 模型"), "·", answer_rule(trace.answer_format)))
-    out.append((say("value", "值"), "function_call", call_id, clip(trace.call.get("arguments", ""), WIDTH)))
+    call_kind, feedback_kind = ("tool_use", "tool_result") if trace.messages else ("function_call", "function_call_output")
+    out.append((say("value", "值"), call_kind, call_id, clip(trace.call.get("arguments", ""), WIDTH)))
     if trace.mcp_request is None:
         out.append((say("value", "值"), "tools/call", "·",
                     say("none: no server ran this call", "没有：没有服务器执行这个调用")))
@@ -132,12 +135,15 @@ def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
     if trace.feedback is not None:
         what = describe_output(trace.feedback.get("output"))
         if trace.refused:
-            what += "  " + (say("✓ failure marked", "✓ 失败有标记") if failure_marked(trace.feedback.get("output"))
-                            else say("✗ isError dropped: words only", "✗ isError 丢了：只剩文字"))
-        out.append((say("result", "结果"), "function_call_output", str(trace.feedback.get("call_id")), what))
+            if trace.feedback.get("is_error"):
+                what += "  " + say("✓ is_error true", "✓ is_error 为 true")
+            else:
+                what += "  " + (say("✓ failure marked", "✓ 失败有标记") if failure_marked(trace.feedback.get("output"))
+                                else say("✗ isError dropped: words only", "✗ isError 丢了：只剩文字"))
+        out.append((say("result", "结果"), feedback_kind, str(trace.feedback.get("call_id")), what))
     answer = trace.answer
     if answer is None and trace.answered is not None:
-        named = [i.get("name") for i in trace.answered.response.get("output", []) if i.get("type") == "function_call"]
+        named = [c.get("name") for c in envelope.calls_in(envelope.response_of(trace.answered) or {}, trace.messages)]
         answer_text = say("none yet: the model called {n} next", "还没有：模型接着调用了 {n}", n=", ".join(named)) if named else "·"
     else:
         answer_text = "·" if answer is None else f'"{clip(answer, WIDTH - 2)}"'
@@ -151,7 +157,7 @@ def show_wire(run: Run, *, tasks: list[str] | None = None, call_ids: list[str] |
     traces = [t for t in calls(run) if call_ids is None or t.call_id in call_ids]
     print(f"── {run.label} " + "─" * max(0, 96 - display_width(run.label)))
     header = (say("kind", "种类"), say("object", "对象"), "id", say("what crossed", "线上内容"))
-    widths = (8, 22, 19)
+    widths = (8, 22, max([19] + [len(t.call_id) + 2 for t in traces]))
     print("".join(pad(h, w) for h, w in zip(header, widths)) + header[3])
     shown = [t for t in traces if tasks is None or t.task in tasks]
     for task in tasks or []:
