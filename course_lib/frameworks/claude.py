@@ -21,26 +21,21 @@ OpenTelemetry traces (`CLAUDE_CODE_ENABLE_TELEMETRY`, `CLAUDE_CODE_ENHANCED_TELE
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from course_lib.frameworks import venvs
+from course_lib.frameworks import scripts, venvs
 from course_lib.frameworks.bench import Bench
+from course_lib.frameworks.scripts import run_script
 from course_lib.lang import say
 from course_lib.node_tools import NodeToolsMissing, ensure_installed
 from course_lib.paths import node_dir
 
 _TIMEOUT = 600.0  # seconds for the whole script: a CLI start per conversation, on a busy machine
-_KEPT = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 # The CLI's own traffic to Anthropic (error reports, usage statistics, update checks): off.
 QUIET = {"DISABLE_ERROR_REPORTING": "1", "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
          "DISABLE_AUTOUPDATER": "1"}  # fmt: skip
-
-
-class ClaudeFailed(RuntimeError):
-    """The Claude script exited with an error; the message holds the end of what it printed."""
 
 
 def script_path() -> Path:
@@ -91,17 +86,16 @@ def run_claude(bench: Bench, tasks: dict[str, str], schema: dict[str, Any], *, t
     `toolResults`, `asked`: the calls `can_use_tool` judged, `result`, `structured`).
 
     Call it inside `bench.run(…)` to keep the wire. `traced_to`: a recording's endpoint for the
-    CLI's and the script's spans (and the files server's).
+    CLI's spans (and the files server's).
 
     Raises:
         NodeToolsMissing, venvs.VenvFailed: see `ensure_claude`.
-        ClaudeFailed: the script failed; its stderr is in the message.
+        ScriptFailed: the script failed; its stderr is in the message.
     """
     ensure_claude()
     files = bench.files_stdio(traced_to=traced_to)
     home = files.log.with_name("claude-home")
     home.mkdir(exist_ok=True)
-    out = files.log.with_name("claude-report.json")
     cli_env = dict(QUIET)
     if traced_to is not None:
         cli_env |= {"CLAUDE_CODE_ENABLE_TELEMETRY": "1", "CLAUDE_CODE_ENHANCED_TELEMETRY_BETA": "1",
@@ -109,26 +103,14 @@ def run_claude(bench: Bench, tasks: dict[str, str], schema: dict[str, Any], *, t
                     "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_EXPORTER_OTLP_ENDPOINT": traced_to}  # fmt: skip
     config = {"cli": str(cli_path()), "modelUrl": bench.model_url.removesuffix("/v1"), "cwd": str(bench.workspace),
               "files": {"command": files.command, "args": files.args}, "tasks": tasks, "schema": schema,
-              "home": str(home), "env": cli_env, "out": str(out), "tracedTo": traced_to}  # fmt: skip
-    env = {key: os.environ[key] for key in _KEPT if key in os.environ} | {"HOME": str(home)}
-    try:
-        done = subprocess.run([str(venvs.python("claude")), str(script_path()), json.dumps(config)], cwd=bench.workspace,
-                              env=env, capture_output=True, text=True, timeout=_TIMEOUT)  # fmt: skip
-    except subprocess.TimeoutExpired as expired:
-        raise ClaudeFailed(say("the Claude script did not finish within {s:.0f} s", "Claude 脚本没有在 {s:.0f} 秒内结束",
-                               s=_TIMEOUT)) from expired
-    if done.returncode != 0 or not out.exists():
-        raise ClaudeFailed(say("the Claude script failed (exit status {code}):", "Claude 脚本失败了（退出状态 {code}）：",
-                               code=done.returncode) + "\n" + done.stderr[-3000:])
-    return json.loads(out.read_text(encoding="utf-8"))
+              "home": str(home), "env": cli_env, "out": str(files.log.with_name("claude-report.json"))}  # fmt: skip
+    return run_script([str(venvs.python("claude")), str(script_path())], config, name="Claude", cwd=bench.workspace,
+                      timeout=_TIMEOUT, env={"HOME": str(home)})  # fmt: skip
 
 
 def show_source(start: str | None = None, end: str | None = None) -> None:
     """Print the script from the first line holding `start` up to the line holding `end` (exclusive)."""
-    lines = script_path().read_text(encoding="utf-8").splitlines()
-    first = next((i for i, line in enumerate(lines) if start and start in line), 0)
-    last = next((i for i, line in enumerate(lines) if end and end in line and i > first), len(lines))
-    print("\n".join(lines[first:last]))
+    scripts.show_source(script_path(), start, end)
 
 
 def tool_use_ids(report: dict[str, Any], *names: str) -> tuple[str, ...]:

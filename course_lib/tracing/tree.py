@@ -8,9 +8,10 @@ A tool execution span holds the model's `call_id` (`gen_ai.tool.call.id`, GenAI 
 span holds the JSON-RPC `id` (`jsonrpc.request.id`, MCP conventions: on the client span, and on the
 server span, which is the client's child through `_meta.traceparent`). The link is the tree itself:
 the `tools/call` span *below* the tool span carried that call. Where a framework's tool span is not
-an ancestor of any MCP span (its MCP client sent no trace context, or made no span), there is no
-link to find, and `links` leaves that call out: a trace shows the link only when the parent chain
-is unbroken.
+an ancestor of any MCP span (its MCP client sent no trace context, or made no span), the tree does
+not link them, and `links` leaves that call out, unless the server's span itself was told the call
+id (Claude Code names it in `_meta`; `serve.CallIdFromMeta` records it): a trace shows the link only
+when the parent chain is unbroken or one span holds both ids.
 
 Ids are printed as they are, but the trace and span ids themselves are random hex: `show_tree`
 prints none of them (a tree shows who is whose parent), so the same run prints the same tree.
@@ -75,6 +76,9 @@ def call_links(spans: Sequence[SpanRecord]) -> list[CallLink]:
     children = _children(spans)
     found = []
     for span in sorted((s for s in spans if call_id_of(s)), key=lambda s: s.start):
+        if _is_tools_call(span):  # a server span that was told the call id (`serve.CallIdFromMeta`)
+            found.append(CallLink(call_id_of(span) or "", span, span))
+            continue
         below, queue = None, list(children.get(span.span_id, []))
         while queue and below is None:  # breadth first: the nearest one (the client's before the server's)
             level = queue
@@ -88,7 +92,7 @@ def call_links(spans: Sequence[SpanRecord]) -> list[CallLink]:
 
 
 def links(spans: Sequence[SpanRecord]) -> dict[str, str]:
-    """{call_id: JSON-RPC id} for every tool call whose span has a `tools/call` span under it."""
+    """{call_id: JSON-RPC id} for every tool call whose span has a `tools/call` span under it (or is one)."""
     return {link.call_id: link.jsonrpc_id for link in call_links(spans) if link.jsonrpc_id is not None}
 
 
