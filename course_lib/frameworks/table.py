@@ -129,7 +129,10 @@ def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
             return out
     else:
         arguments = (trace.mcp_request.get("params") or {}).get("arguments")
-        out.append((say("value", "值"), "tools/call", f"id {ids(trace.mcp_id)}", clip(json.dumps(arguments, ensure_ascii=False))))
+        sent = clip(json.dumps(arguments, ensure_ascii=False), WIDTH - 20 if trace.dropped_nulls else WIDTH)
+        if trace.dropped_nulls:
+            sent += "  " + say("(null {k} dropped)", "（丢掉了 null 的 {k}）", k=", ".join(trace.dropped_nulls))
+        out.append((say("value", "值"), "tools/call", f"id {ids(trace.mcp_id)}", sent))
         out.append((say("result", "结果"), say("tools/call result", "tools/call 结果"), f"id {ids(trace.mcp_id)}",
                     describe_result(trace.result)))
     if trace.feedback is not None:

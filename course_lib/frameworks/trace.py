@@ -14,7 +14,9 @@ each call from what crossed, the way one debugs a framework from its wire:
   request, and the answer to that request (its message text);
 - the server side: the `tools/call` request that carried the call — the next one, in order, with
   the same arguments (an MCP tool name is the model-side name, or its end after a framework's
-  prefix: `files_read_text_file`) — and the response with the same JSON-RPC `id`.
+  prefix: `files_read_text_file`; failing that, the same arguments once the keys the model set to
+  null are left out, as an app that drops nulls sends them), sent between the model's answer and the
+  feedback when the taps know those times — and the response with the same JSON-RPC `id`.
 
 A call that no `tools/call` carried (pydantic-ai's output tool `final_result`, a local function
 tool) has no server side; a call never answered has no feedback.
@@ -84,6 +86,14 @@ class CallTrace:
     def result(self) -> dict[str, Any] | None:
         """The MCP `result` object (content, structuredContent, isError), if the server answered one."""
         return None if self.mcp_response is None else self.mcp_response.get("result")
+
+    @property
+    def dropped_nulls(self) -> list[str]:
+        """The keys the model sent as null that the `tools/call` left out (the app dropped them)."""
+        sent = (self.mcp_request or {}).get("params", {}).get("arguments")
+        if not isinstance(self.arguments, dict) or not isinstance(sent, dict):
+            return []
+        return [k for k, v in self.arguments.items() if v is None and k not in sent]
 
     @property
     def refused(self) -> bool:
@@ -164,16 +174,23 @@ def _carrier(trace: CallTrace, carried: list[tuple[dict[str, Any], dict[str, Any
     """The first unused `tools/call` with the call's tool and arguments, sent after the model's answer
     holding the call ended and before the feedback went back (when the taps know those times)."""
     after, before = window
-    for position, (request, response, when) in enumerate(carried):
-        params = request.get("params") or {}
-        if position in used or not _named(trace.call.get("name", ""), str(params.get("name"))) \
-                or params.get("arguments") != trace.arguments:  # fmt: skip
-            continue
-        if when is not None and ((after and when < after) or (before and when > before)):
-            continue  # another conversation's call with the same arguments
-        used.add(position)
-        return request, response
+    for same in (lambda sent: sent == trace.arguments, lambda sent: without_nulls(sent) == without_nulls(trace.arguments)):
+        for position, (request, response, when) in enumerate(carried):
+            params = request.get("params") or {}
+            if position in used or not _named(trace.call.get("name", ""), str(params.get("name"))) \
+                    or not same(params.get("arguments")):  # fmt: skip
+                continue
+            if when is not None and ((after and when < after) or (before and when > before)):
+                continue  # another conversation's call with the same arguments
+            used.add(position)
+            return request, response
     return None
+
+
+def without_nulls(arguments: Any) -> Any:
+    """The arguments with every null-valued key left out: what a framework that drops nulls sends
+    (Mastra does, before `tools/call`), and what an optional nullable property means either way."""
+    return {k: v for k, v in arguments.items() if v is not None} if isinstance(arguments, dict) else arguments
 
 
 def _feedback(later: list[HttpExchange], call_id: str, messages: bool) -> tuple[dict[str, Any] | None, HttpExchange | None]:

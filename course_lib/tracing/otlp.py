@@ -42,10 +42,12 @@ def _by_service(records: Sequence[SpanRecord]) -> dict[str, list[SpanRecord]]:
     return grouped
 
 
-def to_otlp_json(records: Sequence[SpanRecord]) -> dict[str, Any]:
-    """An OTLP/JSON `ExportTraceServiceRequest` holding `records` (ids as hex, as OTLP/JSON writes them)."""
+def to_otlp_json(records: Sequence[SpanRecord], resource: dict[str, str] | None = None) -> dict[str, Any]:
+    """An OTLP/JSON `ExportTraceServiceRequest` holding `records` (ids as hex, as OTLP/JSON writes them),
+    one resource per `service.name`, each with the `resource` attributes added."""
     return {"resourceSpans": [{
-        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": service}}]},
+        "resource": {"attributes": [{"key": k, "value": {"stringValue": v}}
+                                    for k, v in {"service.name": service, **(resource or {})}.items()]},
         "scopeSpans": [{"scope": {"name": "course_lib.tracing"}, "spans": [{
             "traceId": r.trace_id, "spanId": r.span_id, **({"parentSpanId": r.parent_id} if r.parent_id else {}),
             "name": r.name, "kind": _KIND_NUMBERS.get(r.kind, 0),
@@ -56,12 +58,12 @@ def to_otlp_json(records: Sequence[SpanRecord]) -> dict[str, Any]:
     } for service, spans in _by_service(records).items()]}  # fmt: skip
 
 
-def to_otlp_proto(records: Sequence[SpanRecord]) -> bytes:
+def to_otlp_proto(records: Sequence[SpanRecord], resource: dict[str, str] | None = None) -> bytes:
     """The same request as protobuf bytes (what Phoenix and most collectors read at `/v1/traces`)."""
     from google.protobuf import json_format
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-    body = to_otlp_json(records)
+    body = to_otlp_json(records, resource)
     for resource in body["resourceSpans"]:  # protobuf's JSON mapping wants ids as base64, not hex
         for span in resource["scopeSpans"][0]["spans"]:
             for key in ("traceId", "spanId", "parentSpanId"):
@@ -76,16 +78,17 @@ def _base64(hex_id: str) -> str:
     return base64.b64encode(bytes.fromhex(hex_id)).decode()
 
 
-def post(records: Sequence[SpanRecord], endpoint: str, *, protobuf: bool = False, timeout: float = 10.0) -> int:
+def post(records: Sequence[SpanRecord], endpoint: str, *, protobuf: bool = False, timeout: float = 10.0,
+         resource: dict[str, str] | None = None) -> int:
     """POST `records` to `endpoint` + `/v1/traces`; the HTTP status (2xx: accepted).
 
     Raises:
         OSError: nothing answered at `endpoint` (urllib's `URLError` is one).
     """
     if protobuf:
-        body, media = to_otlp_proto(records), "application/x-protobuf"
+        body, media = to_otlp_proto(records, resource), "application/x-protobuf"
     else:
-        body, media = json.dumps(to_otlp_json(records)).encode(), "application/json"
+        body, media = json.dumps(to_otlp_json(records, resource)).encode(), "application/json"
     request = urllib.request.Request(endpoint.rstrip("/") + "/v1/traces", data=body, method="POST",
                                      headers={"Content-Type": media})  # fmt: skip
     with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 - a local http URL, checked by callers
