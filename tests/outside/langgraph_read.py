@@ -104,9 +104,11 @@ async def traced_call(request: Any, handler: Any) -> Any:
 # ---- the graph ------------------------------------------------------------------------------------
 
 
-def build(model: Any, tools: list[Any], *, review: bool, answer_as: type[BaseModel] | None = None) -> Any:
-    """agent → (review →) tools → agent … → END; with `answer_as`, a last node writes the answer as data."""
-    bound = model.bind_tools(tools)
+def build(model: Any, tools: list[Any], *, review: bool, answer_as: type[BaseModel] | None = None,
+          strict: bool | None = None) -> Any:
+    """agent → (review →) tools → agent … → END; with `answer_as`, a last node writes the answer as data;
+    `strict`: the tools' rule in strict mode (every property required, the optional ones nullable)."""
+    bound = model.bind_tools(tools, strict=strict)
 
     async def agent(state: State) -> dict[str, Any]:
         with span("chat gpt-4.1", {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
@@ -187,6 +189,10 @@ async def main() -> None:
                 with agent_run():
                     report[name] = seen(await plain.ainvoke({"messages": [HumanMessage(tasks[name])]},
                                                             {"configurable": {"thread_id": name}}))
+            # Strict mode: every property required, so the model sends null for the ones it does not use.
+            with agent_run():
+                report["strict"] = seen(await build(model, tools, review=False, strict=True).ainvoke(
+                    {"messages": [HumanMessage(tasks["read"])]}, {"configurable": {"thread_id": "strict"}}))
             # Approval: interrupt() pauses before the tools run; the checkpointer keeps the paused run.
             gated = build(model, tools, review=True)
             for name, decision in (("read", "approve"), ("refused", "outside /workspace")):
