@@ -247,14 +247,40 @@ def fixture_path() -> Any:
     return fixtures_dir() / "duty_table.json"
 
 
+def trees_path() -> Any:
+    return fixtures_dir() / "span_trees.json"
+
+
+def span_trees(columns: dict[str, FrameworkRuns]) -> dict[str, list[dict[str, Any]]]:
+    """Real span trees for notebook 09c's exercise: each framework's traced run, its spans as records
+    (ids as they were, timestamps made relative so the file does not change with the clock)."""
+    trees = {}
+    for name, runs in columns.items():
+        spans = [s for s in (runs.traced.spans if runs.traced else []) if s.trace_id in _traces_with_calls(runs)]
+        first = min((s.start for s in spans), default=0)
+        trees[name] = [dataclasses.asdict(dataclasses.replace(s, start=s.start - first, end=s.end - first)) for s in spans]
+    return trees
+
+
+def _traces_with_calls(runs: FrameworkRuns) -> set[str]:
+    """The trace ids that hold one of the column's calls, and the servers' traces they reach."""
+    from course_lib.tracing.tree import call_links
+
+    ids = set(runs.traced.call_ids) if runs.traced else set()
+    return {link.tool_span.trace_id for link in call_links(runs.traced.spans) if link.call_id in ids} | {
+        link.mcp_span.trace_id for link in call_links(runs.traced.spans) if link.call_id in ids and link.mcp_span}
+
+
 def main() -> int:
-    """Run every framework and write `fixtures/duty_table.json` (both editions)."""
+    """Run every framework and write `fixtures/duty_table.json` (both editions) and
+    `fixtures/span_trees.json` (each framework's traced spans)."""
     from course_lib.tracing.recording import recording
 
     with Bench() as bench, recording() as trace:
         columns = run_all(bench, trace)
     fixture_path().write_text(json.dumps(record(columns), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {fixture_path()}")
+    trees_path().write_text(json.dumps(span_trees(columns), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {fixture_path()} and {trees_path()}")
     return 0
 
 
