@@ -151,7 +151,7 @@ CALLS = [("call_ex9c_read", {"path": "/workspace/notes.txt", "head": 2}),
 def _tool_problem(fn: Any) -> str | None:
     from opentelemetry import trace
 
-    from course_lib.tracing.recording import recording
+    from course_lib.tracing.recorder import recording
 
     course = offline_course()
     try:

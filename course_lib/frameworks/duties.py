@@ -325,6 +325,9 @@ class DutyTable:
     def _repr_markdown_(self) -> str:
         return self.markdown()
 
+    def __repr__(self) -> str:
+        return str(self)
+
 
 def duty_table(columns: dict[str, FrameworkRuns]) -> DutyTable:
     """The table of `columns` (one `FrameworkRuns` per framework), measured on their runs."""

@@ -78,7 +78,7 @@ def accumulate_messages(stream: str) -> dict[str, Any] | None:
 def declarations(request: dict[str, Any], messages: bool) -> list[dict[str, Any]]:
     if not messages:
         return [t for t in request.get("tools") or [] if isinstance(t, dict)]
-    return [{"name": t.get("name"), "parameters": t.get("input_schema"), "strict": t.get("strict")}
+    return [{"name": t.get("name"), "parameters": t.get("input_schema"), **({"strict": t["strict"]} if "strict" in t else {})}
             for t in request.get("tools") or [] if isinstance(t, dict)]  # fmt: skip
 
 

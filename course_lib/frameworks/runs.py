@@ -74,7 +74,7 @@ def agents_sdk(bench: Bench) -> FrameworkRuns:
 
     from course_lib.frameworks.agents_sdk import LoggedMCPServerStdio
     from course_lib.tracing.agents_sdk import OpenTelemetrySpans, ToolCallIds
-    from course_lib.tracing.recording import recording
+    from course_lib.tracing.recorder import recording
 
     set_trace_processors([OpenTelemetrySpans()])  # the SDK's trace, as OpenTelemetry spans (nothing to the platform)
 
@@ -136,7 +136,7 @@ def pydantic_ai(bench: Bench) -> FrameworkRuns:
     from pydantic_ai.models.openai import OpenAIResponsesModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    from course_lib.tracing.recording import recording
+    from course_lib.tracing.recorder import recording
 
     def toolset(traced_to: str | None = None, **options: Any) -> MCPToolset:
         files = bench.files_stdio(traced_to=traced_to)
@@ -190,7 +190,7 @@ def pydantic_ai(bench: Bench) -> FrameworkRuns:
 
 
 def mastra_column(bench: Bench) -> FrameworkRuns:
-    from course_lib.tracing.recording import recording
+    from course_lib.tracing.recorder import recording
 
     with recording() as traced, bench.run("Mastra") as run:
         report = mastra.run_mastra(bench, TASKS, traced_to=traced.endpoint)
@@ -206,7 +206,7 @@ def mastra_column(bench: Bench) -> FrameworkRuns:
 
 
 def langgraph_column(bench: Bench) -> FrameworkRuns:
-    from course_lib.tracing.recording import recording
+    from course_lib.tracing.recorder import recording
 
     with recording() as traced, bench.run("LangGraph") as run:
         report = langgraph.run_langgraph(bench, TASKS, traced_to=traced.endpoint)
@@ -222,7 +222,7 @@ def langgraph_column(bench: Bench) -> FrameworkRuns:
 
 
 def claude_column(bench: Bench) -> FrameworkRuns:
-    from course_lib.tracing.recording import recording
+    from course_lib.tracing.recorder import recording
 
     with recording() as traced, bench.run("Claude Agent SDK") as run:
         report = claude.run_claude(bench, TASKS, SCHEMA, traced_to=traced.endpoint)
@@ -274,7 +274,7 @@ def _traces_with_calls(runs: FrameworkRuns) -> set[str]:
 def main() -> int:
     """Run every framework and write `fixtures/duty_table.json` (both editions) and
     `fixtures/span_trees.json` (each framework's traced spans)."""
-    from course_lib.tracing.recording import recording
+    from course_lib.tracing.recorder import recording
 
     with Bench() as bench, recording() as trace:
         columns = run_all(bench, trace)

@@ -68,7 +68,7 @@ def signature(declaration: dict[str, Any] | None) -> str:
     required = set(schema.get("required") or [])
     names = [f"{name}{'' if name in required else '?'}: {_kind(rule)}"
              for name, rule in (schema.get("properties") or {}).items() if isinstance(rule, dict)]
-    strict = "" if declaration.get("strict") is None and "strict" not in declaration else f" · strict {json.dumps(declaration.get('strict'))}"
+    strict = f" · strict {json.dumps(declaration['strict'])}" if "strict" in declaration else ""
     return f"{declaration.get('name')}({', '.join(names)}){strict}"
 
 
@@ -106,6 +106,16 @@ def describe_output(output: Any) -> str:
     return "JSON " + clip(json.dumps(value, ensure_ascii=False, separators=(",", ":")), 56)
 
 
+OUTPUT_TOOLS = ("final_result", "StructuredOutput")  # pydantic-ai's and Claude Code's default output tools
+
+
+def _output_tool(trace: CallTrace) -> bool:
+    """A call that carries the answer itself: a known output tool, or one the request forced by name."""
+    choice = trace.asked.request.get("tool_choice")
+    forced = isinstance(choice, dict) and choice.get("name") == trace.call.get("name")
+    return trace.call.get("name") in OUTPUT_TOOLS or forced or choice == "required"
+
+
 def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
     """The table's rows for one call: (kind, object, id, what crossed)."""
     ids = lambda value: "·" if value is None else str(value)  # noqa: E731
@@ -122,14 +132,18 @@ def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
     if trace.mcp_request is None:
         out.append((say("value", "值"), "tools/call", "·",
                     say("none: no server ran this call", "没有：没有服务器执行这个调用")))
-        if trace.feedback is None:  # an output tool: its arguments are the answer
-            out.append((say("result", "结果"), say("answer", "回答"), "·",
-                        say("the call's arguments: the framework parses and validates them",
-                            "这个调用的参数：由框架解析并校验")))
+        if trace.feedback is None:
+            if _output_tool(trace):  # its arguments are the answer
+                out.append((say("result", "结果"), say("answer", "回答"), "·",
+                            say("the call's arguments: the framework parses and validates them",
+                                "这个调用的参数：由框架解析并校验")))
+            else:
+                out.append((say("result", "结果"), say("feedback", "反馈"), "·",
+                            say("none went back: the run stopped here", "没有发回：运行在这里停止了")))
             return out
     else:
         arguments = (trace.mcp_request.get("params") or {}).get("arguments")
-        sent = clip(json.dumps(arguments, ensure_ascii=False), WIDTH - 20 if trace.dropped_nulls else WIDTH)
+        sent = clip(json.dumps(arguments, ensure_ascii=False), WIDTH - 18 if trace.dropped_nulls else WIDTH)
         if trace.dropped_nulls:
             sent += "  " + say("(null {k} dropped)", "（丢掉了 null 的 {k}）", k=", ".join(trace.dropped_nulls))
         out.append((say("value", "值"), "tools/call", f"id {ids(trace.mcp_id)}", sent))

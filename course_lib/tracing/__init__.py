@@ -6,7 +6,7 @@ The course keeps the link between the model's `call_id` and the MCP JSON-RPC `id
 on the MCP spans (`jsonrpc.request.id`), and the MCP span is the tool span's child. This package turns
 tracing on for a block, keeps every span on this machine, and reads the link out of the tree.
 
-    recording    recording(): tracing on inside the block, the spans kept in memory (off otherwise)
+    recorder     recording(): tracing on inside the block, the spans kept in memory (off otherwise)
     spans        the course host's spans (`loop.run_loop`): invoke_agent, chat, execute_tool
     records      SpanRecord: one finished span, from this process or another
     collector    Collector: an OTLP/HTTP receiver on 127.0.0.1 for other processes' spans
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 _EXPORTS = {
-    "recording": "recording", "Recording": "recording", "active": "recording",
+    "recording": "recorder", "Recording": "recorder", "active": "recorder",
     "SpanRecord": "records",
     "Collector": "collector",
     "show_tree": "tree", "tree_lines": "tree", "links": "tree", "call_links": "tree", "show_links": "tree",
