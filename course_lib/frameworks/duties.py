@@ -296,6 +296,13 @@ def column(runs: FrameworkRuns) -> dict[str, tuple[str, str]]:
     return cells
 
 
+COURSE = "this course"  # the column of the course's own host; shown in the edition's words
+
+
+def _shown(name: str) -> str:
+    return say("this course", "本课程") if name == COURSE else name
+
+
 @dataclass(frozen=True)
 class DutyTable:
     """The cells, by framework then duty: (text, where)."""
@@ -304,19 +311,20 @@ class DutyTable:
 
     def __str__(self) -> str:
         """One block per duty and one line per framework in it, `what (where)`."""
-        first = max(display_width(name) for name in self.cells) + 4
+        first = max(display_width(_shown(name)) for name in self.cells) + 4
         lines = []
         for key, en, zh in DUTIES:
             lines.append(say(en, zh))
             for name, column_cells in self.cells.items():
                 text, section = column_cells[key]
-                lines.append("  " + pad(name, first - 2) + (f"{text} ({section})" if section else text))
+                lines.append("  " + pad(_shown(name), first - 2) + (f"{text} ({section})" if section else text))
         return "\n".join(lines)
 
     def markdown(self) -> str:
         """A Markdown table: a row per duty, a column per framework, `text (where)` in each cell."""
         names = list(self.cells)
-        rows = ["| " + say("duty", "职责") + " | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+        rows = ["| " + say("duty", "职责") + " | " + " | ".join(_shown(n) for n in names) + " |",
+                "|---" * (len(names) + 1) + "|"]
         for key, en, zh in DUTIES:
             texts = [(f"{t} ({w})" if w else t).replace("|", "\\|") for t, w in (self.cells[n][key] for n in names)]
             rows.append(f"| {say(en, zh)} | " + " | ".join(texts) + " |")
@@ -363,3 +371,11 @@ def from_record(recorded: dict[str, Any], edition: str | None = None) -> DutyTab
 
     cells = recorded[edition or language()]
     return DutyTable({name: {duty: tuple(cell) for duty, cell in duties.items()} for name, duties in cells.items()})
+
+
+def recorded_table() -> DutyTable:
+    """The six-column table as `fixtures/duty_table.json` records it, in the edition's language
+    (notebook 10 §5; re-record it with `python -m course_lib.frameworks.runs`)."""
+    from course_lib.paths import fixtures_dir
+
+    return from_record(json.loads((fixtures_dir() / "duty_table.json").read_text(encoding="utf-8")))
