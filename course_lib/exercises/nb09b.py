@@ -114,8 +114,8 @@ def _cases() -> list[tuple[Run, dict[str, Any], str]]:
     renamed, kept_renamed = _renamed(_swapped(two), kept_two)
     extra, _ = _with_output_tool(one)
     twice, kept_twice = _recorded([ONE, ONE], "auto")  # the same arguments, two calls, two tools/call
-    return [(one, kept_one, "one"), (two, kept_two, "two"), (twice, kept_twice, "twice"),
-            (renamed, kept_renamed, "swapped"), (extra, kept_one, "output tool")]  # fmt: skip
+    return [(one, kept_one, "one"), (two, kept_two, "two"), (renamed, kept_renamed, "swapped"),
+            (extra, kept_one, "output tool"), (twice, kept_twice, "twice")]  # fmt: skip
 
 
 def _methods(run: Run) -> dict[Any, str]:
