@@ -169,7 +169,7 @@ def _tool_problem(fn: Any) -> str | None:
                     got = fn(tracer, call_id, "fs__read_text_file", execute)
                 except Exception as error:  # the learner's code: report, never crash the cell
                     return say("traced_call raised {error}", "traced_call 抛出了 {error}", error=raised(error))
-                if not_answered(got):
+                if got is ...:
                     return say("traced_call still returns the starter (...): return what execute() returned",
                                "traced_call 仍然返回起始代码里的 (...)：返回 execute() 的返回值")
                 if not executed:

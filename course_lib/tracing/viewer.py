@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
@@ -100,6 +101,32 @@ class Phoenix:
             OSError: Phoenix did not answer.
         """
         return post(spans, self.url, protobuf=True, resource={"openinference.project.name": project})
+
+    def span_names(self, *, project: str = PROJECT, limit: int = 1000) -> list[str]:
+        """The names of the spans Phoenix holds in `project` (its REST API), [] if it holds none yet.
+
+        Raises:
+            OSError: Phoenix did not answer.
+        """
+        import json
+
+        try:
+            with urllib.request.urlopen(f"{self.url}/v1/projects/{project}/spans?limit={limit}", timeout=10) as answer:
+                return [span.get("name", "") for span in json.loads(answer.read()).get("data", [])]
+        except urllib.error.HTTPError as error:
+            error.close()
+            if error.code == 404:  # no such project yet: Phoenix files spans as it reads them
+                return []
+            raise
+
+    def wait_for(self, count: int, *, project: str = PROJECT, timeout: float = 60.0) -> bool:
+        """Wait until Phoenix holds at least `count` spans in `project` (it ingests in the background)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if len(self.span_names(project=project)) >= count:
+                return True
+            time.sleep(0.5)
+        return False
 
     def close(self) -> None:
         """Stop the server (its data stays in `working_dir`)."""
