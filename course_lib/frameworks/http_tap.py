@@ -85,7 +85,8 @@ class HttpTap:
     def _finish(self, index: int, status: int, body: bytes) -> None:
         with self._lock:
             self.exchanges[index] = replace(self.exchanges[index], status=status, response=_json(body))
-            self.times[index] = (self.times[index][0], time.time())
+            if not self.times[index][1]:  # the first finish: before the last chunk went out, not after
+                self.times[index] = (self.times[index][0], time.time())
 
 
 def _json(raw: bytes) -> Any:
