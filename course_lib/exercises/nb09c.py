@@ -58,7 +58,7 @@ def _links_problem(label: str, spans: list[SpanRecord], answer: dict[Any, Any]) 
     if extra:
         if extra[0] in callers:
             return say("{k} has no tools/call span below its span in this tree ({label}): leave it out, the trace "
-                       "does not link it", "在这棵树里（{label}），{k} 的 span 下面没有 tools/call span：不要放进来，这个追踪没有把它连上",
+                       "does not link it", "在这棵树里（{label}），{k} 的 span 下面没有 tools/call span：不要放进来，这条轨迹没有把它连上",
                        k=shown(extra[0]), label=label)
         return say("{k} is not a gen_ai.tool.call.id of this tree ({label})", "{k} 不是这棵树里的 gen_ai.tool.call.id（{label}）",
                    k=shown(extra[0]), label=label)
@@ -194,10 +194,10 @@ def _tool_problem(fn: Any) -> str | None:
         span = mine[0]
         if span.name != "execute_tool fs__read_text_file":
             return say("the span is named {n}: the conventions name it execute_tool {{gen_ai.tool.name}}",
-                       "span 的名字是 {n}：规范把它命名为 execute_tool {{gen_ai.tool.name}}", n=shown(span.name))
+                       "span 的名字是 {n}：约定把它命名为 execute_tool {{gen_ai.tool.name}}", n=shown(span.name))
         for key, want in (("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "fs__read_text_file")):
             if span.get(key) != want:
-                return say("{k} is {v}, the conventions want {w}", "{k} 是 {v}，规范要求 {w}", k=key, v=shown(span.get(key)), w=want)
+                return say("{k} is {v}, the conventions want {w}", "{k} 是 {v}，约定要求 {w}", k=key, v=shown(span.get(key)), w=want)
         if span.kind != "INTERNAL":
             return say("the span's kind is {k}: a tool execution is INTERNAL (the MCP request under it is the CLIENT)",
                        "span 的 kind 是 {k}：工具执行是 INTERNAL（它下面的 MCP 请求才是 CLIENT）", k=span.kind)
@@ -221,7 +221,7 @@ def check_tool_span(fn: Any) -> bool:
         return failed(problem)
     return passed(say("each call has its execute_tool span, named and filled as the conventions say, with the MCP "
                       "request under it, a refused read too",
-                      "每个调用都有自己的 execute_tool span，名字和属性符合规范，MCP 请求在它下面，被拒绝的读取也一样"))
+                      "每个调用都有自己的 execute_tool span，名字和属性符合约定，MCP 请求在它下面，被拒绝的读取也一样"))
 
 
 def traced_call(tracer: Any, call_id: str, name: str, execute: Any) -> Any:

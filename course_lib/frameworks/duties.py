@@ -218,7 +218,7 @@ def _raised(runs: FrameworkRuns) -> str:
 
 def _link(traced: Traced | None) -> str:
     if traced is None:
-        return say("not traced", "没有追踪")
+        return say("not traced", "没有记录轨迹")
     from course_lib.tracing.tree import call_links
 
     found = {link.call_id: link for link in call_links(traced.spans) if link.mcp_span is not None}
@@ -261,7 +261,7 @@ DUTIES = [
     ("raised", "a tool that raises", "工具抛出异常"),
     ("structured", "a structured answer's rule", "结构化回答的规则"),
     ("approval", "approval", "批准"),
-    ("trace", "the link in its trace", "追踪里的对应关系"),
+    ("trace", "the link in its trace", "轨迹里的对应关系"),
     ("hidden", "hides", "隐藏了"),
 ]
 

@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         print(error, file=sys.stderr)
         return 1
     print(say("Phoenix on {url} (this machine only); traces are kept in {dir}. Ctrl-C stops it.",
-              "Phoenix 运行在 {url}（只在本机）；追踪保存在 {dir}。按 Ctrl-C 停止。", url=phoenix.url, dir=phoenix.working_dir))
+              "Phoenix 运行在 {url}（只在本机）；轨迹保存在 {dir}。按 Ctrl-C 停止。", url=phoenix.url, dir=phoenix.working_dir))
     try:
         while phoenix._process is not None and phoenix._process.poll() is None:
             time.sleep(1)
