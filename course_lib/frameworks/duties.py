@@ -102,9 +102,13 @@ def _rule(trace: CallTrace, run: Run) -> str:
 
 
 def _ids(run: Run) -> str:
+    """How the app numbers its JSON-RPC requests: a string id first if it sends one, then the integers
+    from their lowest (how far they go depends on the run, and on how a client's handshake raced)."""
     ids = [m.json["id"] for m in run.mcp if m.direction == "app→server" and "id" in m.json]
-    shown = ", ".join(json.dumps(i) for i in ids[:4]) + (", …" if len(ids) > 4 else "")
-    return say("call_id kept; JSON-RPC ids {ids}", "call_id 保留；JSON-RPC id 为 {ids}", ids=shown)
+    named = [json.dumps(i) for i in dict.fromkeys(i for i in ids if isinstance(i, str))]
+    counted = [i for i in ids if isinstance(i, int)]
+    parts = named + ([say("integers from {n}", "从 {n} 开始的整数", n=min(counted))] if counted else [])
+    return say("call_id kept; JSON-RPC ids {ids}", "call_id 保留；JSON-RPC id 为 {ids}", ids=say(", then ", "，然后是").join(parts))
 
 
 def _refused(trace: CallTrace | None) -> str:

@@ -116,9 +116,10 @@ def _output_tool(trace: CallTrace) -> bool:
     return trace.call.get("name") in OUTPUT_TOOLS or forced or choice == "required"
 
 
-def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
-    """The table's rows for one call: (kind, object, id, what crossed)."""
-    ids = lambda value: "·" if value is None else str(value)  # noqa: E731
+def rows(trace: CallTrace, *, mcp_ids: bool = True) -> list[tuple[str, str, str, str]]:
+    """The table's rows for one call: (kind, object, id, what crossed); `mcp_ids=False` prints `id …` for
+    the JSON-RPC ids (a client whose handshake races numbers its requests differently from run to run)."""
+    ids = lambda value: "·" if value is None else (str(value) if mcp_ids else "…")  # noqa: E731
     call_id = trace.call_id or "·"
     rule = signature(trace.declaration)
     choice = trace.asked.request.get("tool_choice")
@@ -168,7 +169,7 @@ def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def show_wire(run: Run, *, tasks: list[str] | None = None, call_ids: list[str] | None = None) -> None:
+def show_wire(run: Run, *, tasks: list[str] | None = None, call_ids: list[str] | None = None, mcp_ids: bool = True) -> None:
     """Print the run's table: each call (of the tasks named, or the call ids given, or all), its rows
     in the order they crossed. A task that made no call is said so (nothing crossed to the server)."""
     traces = [t for t in calls(run) if call_ids is None or t.call_id in call_ids]
@@ -185,5 +186,5 @@ def show_wire(run: Run, *, tasks: list[str] | None = None, call_ids: list[str] |
         if number:
             print()
         print(f"  {clip(trace.task, 90)}")
-        for kind, obj, identity, what in rows(trace):
+        for kind, obj, identity, what in rows(trace, mcp_ids=mcp_ids):
             print("".join(pad(text, width) for text, width in zip((kind, obj, identity), widths)) + what)
