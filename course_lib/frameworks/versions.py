@@ -34,11 +34,13 @@ def show_versions() -> None:
 
 
 def venv_versions(name: str, packages: tuple[str, ...]) -> dict[str, str]:
-    """The installed version of each of `packages` in the venv `name` (`frameworks.venvs`), asked of
-    that venv's own Python; "not installed" for a venv not built yet."""
+    """The installed version of each of `packages` in the venv `name` (`frameworks.venvs`, built first if
+    missing), asked of that venv's own Python; "not installed" when it cannot be built."""
     from course_lib.frameworks import venvs
 
-    if not venvs.ready(name):
+    try:
+        venvs.ensure(name)  # built now if missing: the notebook's next cells need it anyway
+    except venvs.VenvFailed:
         return dict.fromkeys(packages, say("not installed", "未安装"))
     script = ("import importlib.metadata as m, json, sys\n"
               "print(json.dumps({p: m.version(p) for p in sys.argv[1:]}))")
