@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-fast notebooks translations check-translations fixtures verify node-tools bench binder-requirements hub clean
+.PHONY: lab test test-fast notebooks translations check-translations fixtures verify node-tools outside-venvs traces bench binder-requirements hub clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ EDITION = $(if $(filter zh-CN,$(LAB_EDITION)),notebooks/zh-CN,notebooks)
 lab: $(VENV)/.installed
 	$(BIN)/jupyter lab $(EDITION)/00_map_and_first_run.ipynb $(LAB_ROOT) $$($(BIN)/python binder/lab_settings.py --edition $(LAB_EDITION)) $(LAB_ARGS)
 
-test: $(VENV)/.installed  ## every zh-CN cell in step with its English (else it names notebook and cell), then every test and notebook
+test: $(VENV)/.installed outside-venvs  ## every zh-CN cell in step with its English (else it names notebook and cell), then every test and notebook
 	$(BIN)/python tools/translations.py check
 	$(BIN)/python -m pytest tests notebooks $(NBVAL)
 
@@ -60,7 +60,16 @@ bench: $(VENV)/.installed  ## benchmarks against real peers; prints figures (nee
 	cd tests/node && npm install --no-audit --no-fund
 	$(BIN)/python -m benchmarks
 
-node-tools:  ## the pinned MCP Inspector, reference filesystem server, conformance suite and Node 22, into tests/node (needs Node.js)
+# LangGraph (its MCP adapter requires mcp<2), the Claude Agent SDK (from its source, without the CLI its wheel
+# bundles) and Phoenix, each in build/<name>-venv from tests/outside/<name>-requirements.txt; rebuilt when a
+# requirements file changes (course_lib/frameworks/venvs.py keeps its hash in the venv).
+outside-venvs: $(VENV)/.installed  ## the venvs of notebook 09c's outside frameworks and trace viewer (LangGraph, Claude Agent SDK, Phoenix)
+	$(BIN)/python -m course_lib.frameworks.venvs langgraph claude phoenix
+
+traces: $(VENV)/.installed  ## Arize Phoenix on http://127.0.0.1:6006, this machine only; it keeps what you send it in build/phoenix/
+	$(BIN)/python -m course_lib.tracing.viewer --port 6006
+
+node-tools:  ## the pinned MCP Inspector, reference filesystem server, conformance suite, Mastra, the Claude Code CLI and Node 22, into tests/node (needs Node.js)
 	cd tests/node && npm install --no-audit --no-fund
 
 HUB_ARGS ?=

@@ -42,7 +42,9 @@ Capstone      notes_server   the notes MCP server: search, read, save a learning
               grounding      each claim of an answer traced to a note the task read
               comparison     a baseline against one change: which metrics move
               follow_up      a follow-up question, graded against the note
-Frameworks    frameworks     the task through the Agents SDK, pydantic-ai and Mastra, both wires tapped; the duty table
+Frameworks    frameworks     the task through the Agents SDK, pydantic-ai, Mastra, LangGraph and the Claude Agent SDK,
+                             both wires tapped; the duty table
+              tracing        OpenTelemetry spans of every run (off unless asked), the link in the span tree, Phoenix
 Pictures      pictures       drawn from what a run recorded: sequence diagrams (Mermaid + PNG + text), timelines, charts
 Interview     interview      the question cards
               drills         diagnose recorded broken traces (recorded by broken_traces)

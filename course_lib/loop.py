@@ -29,6 +29,7 @@ from course_lib.arguments import ArgumentsError, parse_arguments_text
 from course_lib.backend import model_name
 from course_lib.host import McpHost, ToolCall, UnknownAlias
 from course_lib.results import result_text, tool_error_code
+from course_lib.tracing import spans as traced  # OpenTelemetry spans, made only while a recording runs
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ def feedback_item(call_id: str, output: str) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": output}
 
 
+@traced.tool_execution
 def execute_call(call: ResponseFunctionToolCall, host: McpHost) -> tuple[dict[str, Any], TraceLink]:
     """Parse, route and execute one `function_call`; return its feedback item and trace link.
 
@@ -130,6 +132,7 @@ def response_stop(response: Response) -> str | None:
     return (details.reason if details is not None else None) or response.status or "unknown"
 
 
+@traced.agent("run_loop")
 def run_loop(
     client: OpenAI,
     host: McpHost,
@@ -158,7 +161,7 @@ def run_loop(
     context: list[dict[str, Any]] = [{"role": "user", "content": task}] if isinstance(task, str) else list(task)
     result = LoopResult(status="incomplete", answer=None, reason="max_steps", steps=0, context=context)
     for _ in range(max_steps):
-        response = (create or client.responses.create)(  # `create`: e.g. streaming.StreamedRequests
+        response = traced.model_request(create or client.responses.create, client)(  # `create`: e.g. streaming.StreamedRequests
             model=model or model_name(),
             input=context,
             tools=host.responses_tools(strict=strict),

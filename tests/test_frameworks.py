@@ -184,7 +184,7 @@ def test_the_duty_table_is_measured_on_the_runs(course_run, en):
         for item in exchange.request.get("input", []) if isinstance(exchange.request.get("input"), list) else []:
             if item.get("type") == "function_call_output" and item["output"].startswith('{"ok": false'):
                 item["output"] = "FORBIDDEN: path is outside /workspace"
-    table = duty_table({"words": FrameworkRuns(read=Shown(words, "§2"))})
+    table = str(duty_table({"words": FrameworkRuns(read=Shown(words, "§2"))}))
     assert 'words only: "FORBIDDEN: path is outside …" (isError dropped) (§2)' in table
     assert "hides\n  words  the call_id ⇄ JSON-RPC id link, isError (§2)" in table
 

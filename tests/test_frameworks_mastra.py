@@ -29,13 +29,15 @@ def mastra_run(node_tools):
 def test_the_mastra_packages_are_pinned_exactly_and_run_on_the_project_node():
     pins = json.loads((node_dir() / "package.json").read_text(encoding="utf-8"))["dependencies"]
     lock = json.loads((node_dir() / "package-lock.json").read_text(encoding="utf-8"))["packages"]
-    for name in ("@mastra/core", "@mastra/mcp", "@mastra/libsql", "@ai-sdk/openai", "zod"):
+    for name in ("@mastra/core", "@mastra/mcp", "@mastra/observability", "@ai-sdk/openai", "zod"):
         assert pins[name][0].isdigit(), f"{name} is pinned to an exact version, not a range: {pins[name]}"
         assert lock[f"node_modules/{name}"]["version"] == pins[name]
     node = tuple(map(int, lock["node_modules/node"]["version"].split(".")))
     assert node >= (22, 18, 0)  # strips TypeScript types natively, so the .mts runs with no build step
     assert lock["node_modules/@mastra/core"]["engines"] == {"node": ">=22.13.0"}  # which 22.23 meets
     assert mastra.script_path().suffix == ".mts"  # an ES module whatever package.json says
+    script = mastra.script_path().read_text(encoding="utf-8")
+    assert "@mastra/libsql" not in pins and "LibSQL" not in script  # approval resumes from Mastra's in-memory storage
 
 
 def test_the_script_runs_every_agent_run_and_hands_back_what_mastra_saw(mastra_run):
@@ -72,6 +74,8 @@ def test_mastra_rewrites_the_rule_trims_the_text_and_marks_a_refusal(mastra_run)
     assert "minimum" not in json.dumps(parameters) and "greater than or equal to 1" in json.dumps(parameters)
     text = read.result["content"][0]["text"]
     assert read.feedback["output"] == text.strip() != text  # the content's text, its last newline gone
+    assert read.arguments["tail"] is None and read.dropped_nulls == ["tail"]  # required|null: the model sent null, Mastra dropped it
+    assert "tail" not in read.mcp_request["params"]["arguments"]
     assert refused.feedback["output"] == '{"error":"FORBIDDEN: path is outside /workspace"}'
     assert failure_marked(refused.feedback["output"])
 
@@ -98,7 +102,7 @@ def test_the_script_gets_no_key_and_mastra_s_telemetry_is_off(monkeypatch, tmp_p
     class FakeBench:
         model_url = "http://127.0.0.1:1/v1"
 
-        def files_stdio(self):
+        def files_stdio(self, traced_to=None):
             from course_lib.frameworks.bench import StdioServer
 
             return StdioServer("python", ["-m", "x"], str(tmp_path), tmp_path / "log.jsonl", tmp_path / "log.stderr")
@@ -120,7 +124,7 @@ def test_a_failing_script_is_reported_with_its_own_words(monkeypatch, tmp_path):
     class FakeBench:
         model_url = "http://127.0.0.1:1/v1"
 
-        def files_stdio(self):
+        def files_stdio(self, traced_to=None):
             from course_lib.frameworks.bench import StdioServer
 
             return StdioServer("python", [], str(tmp_path), tmp_path / "log.jsonl", tmp_path / "log.stderr")

@@ -6,15 +6,17 @@ of `course_lib.exercises.offline` and the files server in-process: no framework,
 - `check_links(fn)`: the learner's `links(run)` gets real runs of the course's host (a `Run`: the
   model's HTTP exchanges and the JSON-RPC messages, as the bench records a framework's) and must
   return `{call_id: JSON-RPC id}` for every call a server ran. The runs: one read; two reads in one
-  response; a refused read; the 2026-07-28 era (`server/discover` first) and the 2025-11-25 one
-  (`initialize`); the same two-read run with its two `tools/call` sent in the other order (as a
+  response; a refused read; the same read twice (two calls with the same arguments: a `tools/call`
+  carries one call, so an answer that never sets a matched one aside pairs both with the first); the
+  2026-07-28 era (`server/discover` first) and the 2025-11-25 one (`initialize`); the same two-read run with its two `tools/call` sent in the other order (as a
   framework running them at once may), with every JSON-RPC id renamed (a count is not an id), and
   with a call no server ran (an output tool's `function_call`). The expected link is the one the
   course's host itself kept (`LoopResult.trace`), so the check tests the property, not a sample.
 - `check_keep_failure(fn)`: the learner's `keep_failure(result)` gets real `CallToolResult`s: every
   result of `fixtures/refusal_corpus.json` (the course's files server, the Node reference server and
   a fastmcp server, each on a good read, a path outside the root, a traversal, a missing file, a
-  folder, head and tail both) and one read made now. A success must come back unchanged; a failure
+  folder, head and tail both), one read made now, and a refusal whose code only `structuredContent`
+  holds (an in-process server's locked note: its text has no `CODE:` to read the code from). A success must come back unchanged; a failure
   still `isError`, its content one text block holding JSON that marks it (`ok: false`, an `error`
   with a `code` — the result's own when it has one — and the server's message), which the offline
   model must then read as a failure with that code.
@@ -112,8 +114,9 @@ def _cases() -> list[tuple[Run, dict[str, Any], str]]:
     two, kept_two = _recorded([TWO, REFUSED], "legacy")
     renamed, kept_renamed = _renamed(_swapped(two), kept_two)
     extra, _ = _with_output_tool(one)
+    twice, kept_twice = _recorded([ONE, ONE], "auto")  # the same arguments, two calls, two tools/call
     return [(one, kept_one, "one"), (two, kept_two, "two"), (renamed, kept_renamed, "swapped"),
-            (extra, kept_one, "output tool")]  # fmt: skip
+            (extra, kept_one, "output tool"), (twice, kept_twice, "twice")]  # fmt: skip
 
 
 def _methods(run: Run) -> dict[Any, str]:
@@ -154,6 +157,11 @@ def _links_problem(run: Run, kept: dict[str, Any], about: str, answer: dict[Any,
         if method is not None and method != "tools/call":
             return say("the id for {k} is {v}, which a {m} request carried: take the id of the tools/call",
                        "{k} 的 id 是 {v}，那是一个 {m} 请求的 id：要取 tools/call 的 id", k=shown(key), v=shown(got), m=method)
+        if method == "tools/call" and about == "twice":
+            return say("{k} is paired with tools/call {v}, which already carried another call with the same arguments: "
+                       "a tools/call carries one call, so once you pair it, take it out of the ones you match",
+                       "{k} 被配成了 tools/call {v}，而它已经带过另一个参数相同的调用：一个 tools/call 只带一个调用，"
+                       "配过之后就要把它从待匹配的里面拿掉", k=shown(key), v=shown(got))
         if method == "tools/call":
             return say("{k} is paired with tools/call {v}, which carried another call: in this run the tools/call "
                        "went out in another order, so match each call by its arguments, not by position",
@@ -226,7 +234,27 @@ def _results() -> list[tuple[str, mcp_types.CallToolResult]]:
         found.append(("course-files: a read made now", call.result))
     finally:
         course.close()
+    found.append(("notes: a locked note (its code in structuredContent only)", _locked_note()))
     return found
+
+
+def _locked_note() -> mcp_types.CallToolResult:
+    """A real refusal whose code only `structuredContent` holds (its text has no `CODE:` before it), as a
+    server that returns a structured error sends it: made now by an in-process `mcp` server."""
+    from mcp.server import Server
+
+    from course_lib.host import McpHost
+
+    async def on_list_tools(ctx: Any, params: Any) -> mcp_types.ListToolsResult:
+        return mcp_types.ListToolsResult(tools=[mcp_types.Tool(name="update_note", input_schema={"type": "object"})])
+
+    async def on_call_tool(ctx: Any, params: Any) -> mcp_types.CallToolResult:
+        return mcp_types.CallToolResult(is_error=True, content=[mcp_types.TextContent(type="text", text="the note is locked by another edit")],
+                                        structured_content={"error": {"code": "CONFLICT", "message": "the note is locked by another edit"}})
+
+    with McpHost() as host:  # its own event loop in a thread: safe inside a notebook's running loop
+        host.add_server("notes", Server("notes", on_list_tools=on_list_tools, on_call_tool=on_call_tool))
+        return host.call("notes__update_note", {}).result
 
 
 def _failure_json(result: mcp_types.CallToolResult) -> tuple[dict[str, Any] | None, str | None]:

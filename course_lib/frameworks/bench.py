@@ -64,6 +64,10 @@ class Run:
     model: list[HttpExchange] = field(default_factory=list)
     mcp: list[WireMessage] = field(default_factory=list)
     http: list[HttpExchange] = field(default_factory=list)  # MCP over Streamable HTTP, as the exchanges crossed
+    # When each crossed (wall clock, seconds), where the taps know it: (request, response end) per model
+    # exchange, one time per MCP message; empty when not known (the course host's in-process messages).
+    model_times: list[tuple[float, float]] = field(default_factory=list)
+    mcp_times: list[float | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -152,16 +156,22 @@ class Bench:
             raise BenchError("the bench is not started: use `with Bench() as bench:`")
         return self.model_tap.url + "/v1"
 
-    def server_command(self, name: str = "files") -> list[str]:
-        """The files server's own command line (stdio), over the bench's workspace."""
-        return [sys.executable, "-m", "course_lib.fs_server", "--root", str(self.workspace), "--name", name]
+    def server_command(self, name: str = "files", *, traced_to: str | None = None) -> list[str]:
+        """The files server's own command line (stdio), over the bench's workspace; with `traced_to`
+        (a recording's OTLP endpoint), run through `course_lib.tracing.serve`, its spans sent there."""
+        server = ["course_lib.fs_server", "--root", str(self.workspace), "--name", name]
+        if traced_to is not None:
+            return [sys.executable, "-m", "course_lib.tracing.serve", traced_to, f"{name}-server", *server]
+        return [sys.executable, "-m", *server]
 
-    def files_stdio(self, name: str = "files") -> StdioServer:
-        """How to start the files server over stdio with its lines logged: give it to a framework."""
+    def files_stdio(self, name: str = "files", *, traced_to: str | None = None) -> StdioServer:
+        """How to start the files server over stdio with its lines logged: give it to a framework.
+        `traced_to`: a recording's endpoint (`tracing.recording().endpoint`) for the server's spans."""
         log = self._dir / f"stdio-{len(self._logs)}.jsonl"
         log.touch()
         self._logs.append(log)
-        tap = [sys.executable, "-m", "course_lib.frameworks.stdio_tap", str(log), "--", *self.server_command(name)]
+        command = self.server_command(name, traced_to=traced_to)
+        tap = [sys.executable, "-m", "course_lib.frameworks.stdio_tap", str(log), "--", *command]
         return StdioServer(tap[0], tap[1:], str(self.workspace), log, log.with_suffix(".stderr"))
 
     def files_http(self, name: str = "files") -> str:
@@ -215,12 +225,19 @@ class Bench:
             yield run
         finally:
             run.model = list(self.model_tap.exchanges[model_from:])
-            run.mcp = [message for log in self._logs for message in _stdio_messages(log, logs_from.get(log, 0))]
+            run.model_times = list(self.model_tap.times[model_from:])
+            timed = [entry for log in self._logs for entry in _stdio_messages(log, logs_from.get(log, 0))]
+            run.mcp = [message for message, _ in timed]
+            run.mcp_times = [when for _, when in timed]
             for tap in self._mcp_taps:
                 run.http += tap.exchanges[taps_from.get(id(tap), 0):]
-                run.mcp += _http_messages(tap.exchanges[taps_from.get(id(tap), 0):])
+                messages = _http_messages(tap.exchanges[taps_from.get(id(tap), 0):])
+                run.mcp += messages
+                run.mcp_times += [None] * len(messages)
             for connection in self._connections:
-                run.mcp += connection.messages[connections_from.get(id(connection), 0):]
+                messages = connection.messages[connections_from.get(id(connection), 0):]
+                run.mcp += messages
+                run.mcp_times += [None] * len(messages)
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -251,7 +268,8 @@ def _line_count(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
 
-def _stdio_messages(log: Path, skip: int) -> list[WireMessage]:
+def _stdio_messages(log: Path, skip: int) -> list[tuple[WireMessage, float | None]]:
+    """The JSON-RPC messages of a stdio tap's log, each with when it crossed."""
     messages = []
     for line in log.read_text(encoding="utf-8").splitlines()[skip:]:
         entry = json.loads(line)
@@ -260,7 +278,7 @@ def _stdio_messages(log: Path, skip: int) -> list[WireMessage]:
         except ValueError:
             continue  # not JSON: not a message (a server that prints on stdout by mistake)
         if isinstance(value, dict):
-            messages.append(WireMessage("app→server" if entry["from"] == "app" else "server→app", value))
+            messages.append((WireMessage("app→server" if entry["from"] == "app" else "server→app", value), entry.get("t")))
     return messages
 
 

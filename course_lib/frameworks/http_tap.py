@@ -9,7 +9,8 @@ client, so the course's in-process capture (`wire.HttpCapture`) cannot sit insid
 on the wire instead: it listens on a free local port, forwards every request unchanged to the
 upstream server and every response unchanged back, and records each exchange as a
 `wire.HttpExchange` (method, path, the request and response bodies parsed as JSON; a
-server-sent event stream as its text). Headers are forwarded but not kept (they may carry a key).
+server-sent event stream as its text), and when it crossed (`times`: when the request arrived and
+when the response ended). Headers are forwarded but not kept (they may carry a key).
 
 Responses are passed on as they arrive, chunk by chunk, so a streamed answer or a long-lived MCP
 event stream is not held back; an exchange is in `exchanges` from its request on, with its
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -41,6 +43,7 @@ class HttpTap:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream.rstrip("/")
         self.exchanges: list[HttpExchange] = []
+        self.times: list[tuple[float, float]] = []  # (request arrived, response ended), wall clock, per exchange
         self._lock = threading.Lock()
         self._client = httpx.Client(timeout=httpx.Timeout(60.0, read=None))  # a stream may wait long between events
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -76,11 +79,14 @@ class HttpTap:
     def _begin(self, exchange: HttpExchange) -> int:
         with self._lock:
             self.exchanges.append(exchange)
+            self.times.append((time.time(), 0.0))
             return len(self.exchanges) - 1
 
     def _finish(self, index: int, status: int, body: bytes) -> None:
         with self._lock:
             self.exchanges[index] = replace(self.exchanges[index], status=status, response=_json(body))
+            if not self.times[index][1]:  # the first finish: before the last chunk went out, not after
+                self.times[index] = (self.times[index][0], time.time())
 
 
 def _json(raw: bytes) -> Any:

@@ -5,7 +5,7 @@
     report["read"]["text"]        # what Mastra's agent.generate() handed back
 
 The script is a file a learner can read and run on its own; it imports `@mastra/core`, `@mastra/mcp`,
-`@mastra/libsql`, `@ai-sdk/openai` and `zod`, pinned in `tests/node/package.json` with the Node 22
+`@mastra/observability`, `@ai-sdk/openai` and `zod`, pinned in `tests/node/package.json` with the Node 22
 that runs it. It lives beside those packages because Node resolves an `import` from the importing
 file's folder upwards (ES modules ignore `NODE_PATH`), and it is `.mts` so Node 22 strips its types
 natively (22.18 and later) and runs it as an ES module, with no build step and no `tsx`.
@@ -29,7 +29,7 @@ from course_lib.node_tools import NodeToolsMissing, ensure_installed
 from course_lib.paths import node_dir
 
 _TIMEOUT = 180.0  # seconds for the whole script (Node start, Mastra's import, four agent runs)
-_PACKAGES = ("@mastra/core", "@mastra/mcp", "@mastra/libsql", "@ai-sdk/openai", "zod")
+_PACKAGES = ("@mastra/core", "@mastra/mcp", "@mastra/observability", "@ai-sdk/openai", "zod")
 # What the script's environment keeps of ours: enough to find programs and a home, nothing secret.
 _KEPT = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 
@@ -77,21 +77,22 @@ class MastraFailed(RuntimeError):
     """The Mastra script exited with an error; the message holds the end of what it printed."""
 
 
-def run_mastra(bench: Bench, tasks: dict[str, str]) -> dict[str, Any]:
+def run_mastra(bench: Bench, tasks: dict[str, str], *, traced_to: str | None = None) -> dict[str, Any]:
     """Run the Mastra script against the bench's offline model and a files server over stdio; what
     each of its agent runs handed back (`text`, `finishReason`, `toolCalls`, `toolResults`, `suspended`).
 
-    Call it inside `bench.run(…)` to keep the wire of the run.
+    Call it inside `bench.run(…)` to keep the wire of the run. `traced_to`: a recording's endpoint
+    for Mastra's spans (and the files server's).
 
     Raises:
         NodeToolsMissing: Node.js, or the pinned Mastra packages, are not available (see `ensure_mastra`).
         MastraFailed: the script failed; its stderr is in the message.
     """
     ensure_mastra()
-    files = bench.files_stdio()
+    files = bench.files_stdio(traced_to=traced_to)
     out = files.log.with_name("mastra-report.json")
     config = {"modelUrl": bench.model_url, "files": {"command": files.command, "args": files.args, "cwd": files.cwd},
-              "tasks": tasks, "out": str(out)}  # fmt: skip
+              "tasks": tasks, "out": str(out), **({"tracedTo": traced_to} if traced_to else {})}  # fmt: skip
     env = {key: os.environ[key] for key in _KEPT if key in os.environ} | {"MASTRA_TELEMETRY_DISABLED": "1"}
     try:
         done = subprocess.run([str(node22()), str(script_path()), json.dumps(config)], cwd=node_dir(), env=env,

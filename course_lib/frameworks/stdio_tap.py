@@ -5,7 +5,7 @@
 A framework (the Agents SDK's `MCPServerStdio`, pydantic-ai's `MCPToolset`, Mastra's `MCPClient`)
 starts this command in place of the server. It starts the server itself on pipes and passes every
 line through unchanged, byte for byte, in both directions; each line is also appended to LOG as
-one JSON object, `{"from": "app" | "server", "line": "<the line as it crossed>"}`, flushed at once,
+one JSON object, `{"from": "app" | "server", "line": "<the line as it crossed>", "t": <when>}`, flushed at once,
 so the log holds the JSON-RPC messages in the order they crossed. The server's stderr is the tap's
 stderr; when the app closes stdin the server's stdin is closed too, and the tap exits with the
 server's exit status.
@@ -19,6 +19,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from typing import IO
 
 
@@ -27,7 +28,7 @@ def _relay(source: IO[bytes], sink: IO[bytes], side: str, log: IO[str], lock: th
     try:
         for line in iter(source.readline, b""):
             with lock:  # one log line per message, never two interleaved
-                log.write(json.dumps({"from": side, "line": line.decode("utf-8", "replace").rstrip("\r\n")}) + "\n")
+                log.write(json.dumps({"from": side, "line": line.decode("utf-8", "replace").rstrip("\r\n"), "t": time.time()}) + "\n")
                 log.flush()
             try:
                 sink.write(line)

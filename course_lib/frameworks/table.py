@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from course_lib.frameworks import envelope
 from course_lib.frameworks.bench import Run
 from course_lib.frameworks.trace import CallTrace, calls, failure_marked, output_text
 from course_lib.lang import display_width, pad, say
@@ -67,7 +68,8 @@ def signature(declaration: dict[str, Any] | None) -> str:
     required = set(schema.get("required") or [])
     names = [f"{name}{'' if name in required else '?'}: {_kind(rule)}"
              for name, rule in (schema.get("properties") or {}).items() if isinstance(rule, dict)]
-    return f"{declaration.get('name')}({', '.join(names)}) · strict {json.dumps(declaration.get('strict'))}"
+    strict = f" · strict {json.dumps(declaration['strict'])}" if "strict" in declaration else ""
+    return f"{declaration.get('name')}({', '.join(names)}){strict}"
 
 
 def answer_rule(fmt: dict[str, Any]) -> str:
@@ -104,9 +106,20 @@ def describe_output(output: Any) -> str:
     return "JSON " + clip(json.dumps(value, ensure_ascii=False, separators=(",", ":")), 56)
 
 
-def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
-    """The table's rows for one call: (kind, object, id, what crossed)."""
-    ids = lambda value: "·" if value is None else str(value)  # noqa: E731
+OUTPUT_TOOLS = ("final_result", "StructuredOutput")  # pydantic-ai's and Claude Code's default output tools
+
+
+def _output_tool(trace: CallTrace) -> bool:
+    """A call that carries the answer itself: a known output tool, or one the request forced by name."""
+    choice = trace.asked.request.get("tool_choice")
+    forced = isinstance(choice, dict) and choice.get("name") == trace.call.get("name")
+    return trace.call.get("name") in OUTPUT_TOOLS or forced or choice == "required"
+
+
+def rows(trace: CallTrace, *, mcp_ids: bool = True) -> list[tuple[str, str, str, str]]:
+    """The table's rows for one call: (kind, object, id, what crossed); `mcp_ids=False` prints `id …` for
+    the JSON-RPC ids (a client whose handshake races numbers its requests differently from run to run)."""
+    ids = lambda value: "·" if value is None else (str(value) if mcp_ids else "…")  # noqa: E731
     call_id = trace.call_id or "·"
     rule = signature(trace.declaration)
     choice = trace.asked.request.get("tool_choice")
@@ -115,29 +128,40 @@ def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
     out = [(say("rule", "规则"), say("tools[] → model", "tools[] → 模型"), "·", rule)]
     if trace.answer_format is not None:
         out.append((say("rule", "规则"), say("text.format → model", "text.format → 模型"), "·", answer_rule(trace.answer_format)))
-    out.append((say("value", "值"), "function_call", call_id, clip(trace.call.get("arguments", ""), WIDTH)))
+    call_kind, feedback_kind = ("tool_use", "tool_result") if trace.messages else ("function_call", "function_call_output")
+    out.append((say("value", "值"), call_kind, call_id, clip(trace.call.get("arguments", ""), WIDTH)))
     if trace.mcp_request is None:
         out.append((say("value", "值"), "tools/call", "·",
                     say("none: no server ran this call", "没有：没有服务器执行这个调用")))
-        if trace.feedback is None:  # an output tool: its arguments are the answer
-            out.append((say("result", "结果"), say("answer", "回答"), "·",
-                        say("the call's arguments: the framework parses and validates them",
-                            "这个调用的参数：由框架解析并校验")))
+        if trace.feedback is None:
+            if _output_tool(trace):  # its arguments are the answer
+                out.append((say("result", "结果"), say("answer", "回答"), "·",
+                            say("the call's arguments: the framework parses and validates them",
+                                "这个调用的参数：由框架解析并校验")))
+            else:
+                out.append((say("result", "结果"), say("feedback", "反馈"), "·",
+                            say("none went back: the run stopped here", "没有发回：运行在这里停止了")))
             return out
     else:
         arguments = (trace.mcp_request.get("params") or {}).get("arguments")
-        out.append((say("value", "值"), "tools/call", f"id {ids(trace.mcp_id)}", clip(json.dumps(arguments, ensure_ascii=False))))
+        sent = clip(json.dumps(arguments, ensure_ascii=False), WIDTH - 18 if trace.dropped_nulls else WIDTH)
+        if trace.dropped_nulls:
+            sent += "  " + say("(null {k} dropped)", "（丢掉了 null 的 {k}）", k=", ".join(trace.dropped_nulls))
+        out.append((say("value", "值"), "tools/call", f"id {ids(trace.mcp_id)}", sent))
         out.append((say("result", "结果"), say("tools/call result", "tools/call 结果"), f"id {ids(trace.mcp_id)}",
                     describe_result(trace.result)))
     if trace.feedback is not None:
         what = describe_output(trace.feedback.get("output"))
         if trace.refused:
-            what += "  " + (say("✓ failure marked", "✓ 失败有标记") if failure_marked(trace.feedback.get("output"))
-                            else say("✗ isError dropped: words only", "✗ isError 丢了：只剩文字"))
-        out.append((say("result", "结果"), "function_call_output", str(trace.feedback.get("call_id")), what))
+            if trace.feedback.get("is_error"):
+                what += "  " + say("✓ is_error true", "✓ is_error 为 true")
+            else:
+                what += "  " + (say("✓ failure marked", "✓ 失败有标记") if failure_marked(trace.feedback.get("output"))
+                                else say("✗ isError dropped: words only", "✗ isError 丢了：只剩文字"))
+        out.append((say("result", "结果"), feedback_kind, str(trace.feedback.get("call_id")), what))
     answer = trace.answer
     if answer is None and trace.answered is not None:
-        named = [i.get("name") for i in trace.answered.response.get("output", []) if i.get("type") == "function_call"]
+        named = [c.get("name") for c in envelope.calls_in(envelope.response_of(trace.answered) or {}, trace.messages)]
         answer_text = say("none yet: the model called {n} next", "还没有：模型接着调用了 {n}", n=", ".join(named)) if named else "·"
     else:
         answer_text = "·" if answer is None else f'"{clip(answer, WIDTH - 2)}"'
@@ -145,13 +169,13 @@ def rows(trace: CallTrace) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def show_wire(run: Run, *, tasks: list[str] | None = None, call_ids: list[str] | None = None) -> None:
+def show_wire(run: Run, *, tasks: list[str] | None = None, call_ids: list[str] | None = None, mcp_ids: bool = True) -> None:
     """Print the run's table: each call (of the tasks named, or the call ids given, or all), its rows
     in the order they crossed. A task that made no call is said so (nothing crossed to the server)."""
     traces = [t for t in calls(run) if call_ids is None or t.call_id in call_ids]
     print(f"── {run.label} " + "─" * max(0, 96 - display_width(run.label)))
     header = (say("kind", "种类"), say("object", "对象"), "id", say("what crossed", "线上内容"))
-    widths = (8, 22, 19)
+    widths = (8, 22, max([19] + [len(t.call_id) + 2 for t in traces]))
     print("".join(pad(h, w) for h, w in zip(header, widths)) + header[3])
     shown = [t for t in traces if tasks is None or t.task in tasks]
     for task in tasks or []:
@@ -162,5 +186,5 @@ def show_wire(run: Run, *, tasks: list[str] | None = None, call_ids: list[str] |
         if number:
             print()
         print(f"  {clip(trace.task, 90)}")
-        for kind, obj, identity, what in rows(trace):
+        for kind, obj, identity, what in rows(trace, mcp_ids=mcp_ids):
             print("".join(pad(text, width) for text, width in zip((kind, obj, identity), widths)) + what)

@@ -32,6 +32,7 @@ import json
 from typing import Any
 
 from course_lib.api_rules import messages_order_problems
+from course_lib.offline_model.harness import without_notes
 from course_lib.offline_model.ids import for_request
 from course_lib.offline_model.personas import _persona
 from course_lib.offline_model.plan import _decide
@@ -134,6 +135,7 @@ def _result_text(block: dict, where: str) -> str:
     failed arrives as an MCP-style result object (`{"isError": true, "content": [...]}`), a shape
     the offline model reads as a failure; content that already reads as an error stays as it is."""
     text = _block_text(_field(block, "content", where, (str, list), optional=True) or "", f"{where}.content")
+    text = without_notes(text)  # a harness's own notes (Claude Code's <system-reminder>) are not the tool's output
     if _field(block, "is_error", where, bool, optional=True) and read_output(text).ok:
         return json.dumps({"isError": True, "content": [{"type": "text", "text": text}]}, ensure_ascii=False)
     return text

@@ -274,7 +274,9 @@ def _arguments(tool: dict, read: tuple[str, str | None, int | tuple[int, int] | 
     (it reads from the top: enough lines to hold the span), else whole; the answer cuts the span out.
     A tool in strict mode gets every property, with null for the ones not used (strict has no
     "absent"). Strict mode is the mode in effect: an omitted `strict` on a strict-compatible schema
-    is strict in the Responses API (`validation.strict_in_effect`)."""
+    is strict in the Responses API (`validation.strict_in_effect`). A property the rule makes required
+    and nullable while marking it optional (`x-optional`, as Mastra's rule does) gets null too, as a
+    real model fills it."""
     path, kind, n = read
     values = {_path_property(tool): path}
     if kind == "lines" and isinstance(n, tuple) and "head" in _properties(tool):
@@ -282,7 +284,10 @@ def _arguments(tool: dict, read: tuple[str, str | None, int | tuple[int, int] | 
     elif kind in ("head", "tail") and kind in _properties(tool):
         values[kind] = n
     strict = strict_in_effect(tool)
-    return {name: values.get(name) for name in _properties(tool) if name in values or strict}
+    parameters = tool.get("parameters") or {}
+    filled = set(parameters.get("required") or []) & set(parameters.get("x-optional") or [])
+    return {name: values.get(name) for name, schema in _properties(tool).items()
+            if name in values or strict or (name in filled and "null" in _types(schema))}
 
 
 _EMPTY = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
