@@ -79,6 +79,7 @@ KEPT_CELLS = {
     ("09_capstone_notes_assistant", "521ed7c0"): "the words of an English evaluation question the answer says are missing",
     ("06b_idempotency_durable_writes_and_injection", "8c168a24"): "the email in the workspace, as the tool read it",
     ("06b_idempotency_durable_writes_and_injection", "aa6daf53"): "the store's CONFLICT message, as the model reads it",
+    ("04_feedback_loop", "pic04-missing"): "the server's error message on the failed read's arrow, as it crossed",
     ("02_parsing_arguments", "61a6d2c3"): "OK is one of the answer values the check reads, beside the error codes",
     ("09_capstone_notes_assistant", "97379aeb"): "prints Grade.verdict (correct / not yet), a value code compares, "
                                                  "beside its Chinese sentence",

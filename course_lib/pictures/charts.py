@@ -240,6 +240,7 @@ def _runs(events: list[Event]) -> str:
     parts: list[tuple[str, int, int, int]] = []
     for e in events:
         kind = e.type.removeprefix("response.")
+        kind = kind if "." in kind else e.type  # an item's `output_item.added`, but the response's own `response.created`
         if parts and parts[-1][0] == kind and "delta" in kind:
             parts[-1] = (kind, parts[-1][1], e.number, parts[-1][3] + 1)
         else:

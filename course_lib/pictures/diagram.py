@@ -317,7 +317,7 @@ def _server_arrow(message: ServerMessage, methods: dict[tuple[str, Any], str]) -
         error = body["error"] if isinstance(body["error"], dict) else {}
         return Arrow(lane, APP, (f"error {error.get('code')} · id {body['id']}", clip(str(error.get("message", "")), 40)), "error")
     result = body.get("result") if isinstance(body.get("result"), dict) else {}
-    line = f"result · id {body['id']}"
+    line = f"{say('result', '结果')} · id {body['id']}"
     if method == "tools/call":
         line += f" · isError {json.dumps(bool(result.get('isError')))}"
         if result.get("isError"):
