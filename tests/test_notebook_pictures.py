@@ -32,14 +32,15 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 class Ran:
     """Cells of one English notebook, by id, run in order in an in-process IPython shell."""
 
-    def __init__(self, stem: str) -> None:
+    def __init__(self, stem: str, *, one_loop: bool = False) -> None:
         from IPython.core.interactiveshell import InteractiveShell
 
         notebook = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
         self.cells = {c["id"]: "".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"}
         InteractiveShell.clear_instance()
         self.shell = InteractiveShell.instance()
-        self.shell.loop_runner = asyncio.run  # a cell's top-level await, in an event loop of its own, closed after it
+        self.loop = asyncio.new_event_loop() if one_loop else None  # a kernel's one loop, for clients made in one cell
+        self.shell.loop_runner = self.loop.run_until_complete if self.loop else asyncio.run  # else one loop a cell
         self.ns = self.shell.user_ns
         self.shown: dict[str, Any] = {}  # each cell's value (a picture cell's: its Picture), by cell id
 
@@ -50,7 +51,7 @@ class Ran:
             self.shown[cell_id] = result.result
 
 
-def ran(stem: str, ids: list[str], closing: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ran]:
+def ran(stem: str, ids: list[str], closing: str, monkeypatch: pytest.MonkeyPatch, *, one_loop: bool = False) -> Iterator[Ran]:
     """Run the cells `ids`, yield, then run `closing` (what the notebook's last cell does to close the course)."""
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -58,13 +59,19 @@ def ran(stem: str, ids: list[str], closing: str, monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("COURSE_LANG", raising=False)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "COURSE_MODEL"):
         monkeypatch.delenv(name, raising=False)  # the offline model, as in the stored notebooks
-    notebook = Ran(stem)
+    notebook = Ran(stem, one_loop=one_loop)
     try:
         notebook.run(*ids)
         yield notebook
     finally:
         notebook.shell.run_cell(closing, store_history=False).raise_error()
         InteractiveShell.clear_instance()
+        if notebook.loop:
+            import gc
+
+            notebook.ns.clear()
+            gc.collect()  # what the cells left behind lets go of its transports while their loop still runs
+            notebook.loop.close()
 
 
 @pytest.fixture(scope="module")
@@ -415,3 +422,39 @@ def test_09_the_comparison_chart_is_the_rates_compare_returned(nb09):
                 for m in metrics]  # fmt: skip
     assert [(r.metric, r.version, r.passed, r.total) for r in picture.marks] == expected
     assert picture.text.endswith(comparison_table(compared))
+
+
+# ---- 09b -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nb09b(module_monkeypatch):
+    cells = ["fw02", "fw07", "fw13", "pic09b-two", "fw17", "pic09b-mastra"]
+    yield from ran("09b_frameworks_carry_the_loop", cells, "bench.close()\nawait model_client.close()",
+                   module_monkeypatch, one_loop=True)  # fmt: skip
+
+
+def assert_framework_run(diagram: Diagram, run: Any) -> None:
+    """The model side from the run's model tap, the server side from its server tap, and the links
+    the framework kept (read off both wires: `frameworks.trace.calls`)."""
+    from course_lib.frameworks.trace import calls
+
+    assert len(diagram.between(APP, MODEL)) == 2 * len(run.model)  # a request and an answer per model exchange
+    assert_server_side(diagram, run.mcp)  # one arrow per JSON-RPC message, in order, its direction and id
+    links = [a.text for a in diagram.arrows if a.note and a.style == "link"]
+    assert links == [f"{short(t.call_id)} ⇄ id {t.mcp_id}" for t in calls(run) if t.mcp_id is not None]
+
+
+def test_09b_the_two_python_runs_are_each_drawn_from_their_own_taps(nb09b):
+    from course_lib import pictures
+
+    picture = nb09b.shown["pic09b-two"]
+    for name in ("agents_run", "pai_run"):
+        run = nb09b.ns[name]
+        alone = pictures.sequence(run)
+        assert_framework_run(alone.marks, run)
+        assert alone.text in picture.text  # side by side is the two pictures, each whole
+
+
+def test_09b_mastras_run_is_drawn_from_its_taps(nb09b):
+    assert_framework_run(nb09b.shown["pic09b-mastra"].marks, nb09b.ns["mastra_run"])
