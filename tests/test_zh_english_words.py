@@ -48,7 +48,7 @@ VALUES = frozenset({
     "developer", "schema", "token", "tokens", "id", "ids", "JSON", "MCP", "SDK", "API", "HTTP", "RPC", "stdio",
     "Python", "Node", "TypeScript", "Mastra", "Agents", "OpenAI", "Anthropic", "Claude", "Responses", "Chat",
     "Completions", "Messages", "Streamable", "fastmcp", "zod", "pydantic", "openai", "mcp", "anyio", "tenacity",
-    "fs", "arch", "ref", "notes", "gaps", "files", "alice", "bob", "bearer", "Bearer",
+    "fs", "arch", "ref", "notes", "gaps", "files", "alice", "bob", "bearer", "Bearer", "venv",
 })  # fmt: skip
 # Labels a learner reads as a verdict: never passed as "a word of the code", whatever the code contains.
 LABELS = frozenset({"ok", "OK", "FAIL", "PASS", "Sources", "yes", "no", "done", "passed"})
@@ -60,7 +60,7 @@ KEPT: list[tuple[str, re.Pattern[str]]] = [
     ("a tool's, server's or store's message after its code (the model reads it as written)",
      re.compile(r"\b[A-Z][A-Z_]{3,}(?::| —| →) .*?(?=\s{2,}|\s\|\s|$)")),
     ("a Python exception (the course's own or a library's) and its message",
-     re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning|Alias)\b.*?(?=\s{2,}|\s\|\s|$)")),
+     re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning|Alias|Behavior)\b.*?(?=\s{2,}|\s\|\s|$)")),
     ("a JSON-RPC error", re.compile(r"(?:MCP error )?-32\d{3}:?\s+.*?(?=\s{2,}|\s\|\s|$)")),
     ("a real API or HTTP error", re.compile(r"Error code: \d{3} - .*|\b[1-5]\d\d:? .*?(?=\s{2,}|\s\|\s|$)")),
     ("a record: an audit log line, a server log entry", re.compile(r"^\s*\d{4}-\d\d-\d\dT\S+ .*$|服务器日志.*$")),
@@ -69,6 +69,8 @@ KEPT: list[tuple[str, re.Pattern[str]]] = [
      re.compile(r"(?:原文[）)]?|工具返回|错误信息|回答)\s*[：:].*$")),
     ("a glossed term: English with its Chinese beside it", re.compile(r"(?<![\w.])[A-Za-z][\w -]*（[^）]*[\u4e00-\u9fff][^）]*）|"
                                                                      r"（[A-Za-z][\w -]*）")),
+    ("a task the model was given, as it read it (show_wire's head line; the course's tasks are English)",
+     re.compile(r"^\s*(?:Show|and) the (?:first|last) \d+ lines of .*$")),  # "and …": a fixture phrase took the start
     ("an SSE or wire line, a shell command", re.compile(r"^\s*(?:data|event): .*$|^\s*[<>] (?:body|\w+:) .*$|^\s*\$ .*$")),
     ("the reference filesystem server's own messages (a real Node program)",
      re.compile(r"Secure MCP Filesystem Server.*$|Client does not support MCP Roots.*$|Access denied - .*?(?=\s{2,}|$)"
@@ -79,7 +81,8 @@ KEPT_CELLS = {
     ("09_capstone_notes_assistant", "521ed7c0"): "the words of an English evaluation question the answer says are missing",
     ("06b_idempotency_durable_writes_and_injection", "8c168a24"): "the email in the workspace, as the tool read it",
     ("06b_idempotency_durable_writes_and_injection", "aa6daf53"): "the store's CONFLICT message, as the model reads it",
-    ("04_feedback_loop", "pic04-missing"): "the server's error message on the failed read's arrow, as it crossed",
+    ("09c_traces_and_two_more_frameworks", "tr17"): "prints the LangGraph graph's source (Python), as the venv runs it",
+    ("09c_traces_and_two_more_frameworks", "tr26"): "prints the Claude Agent SDK options' source (Python)",
     ("02_parsing_arguments", "61a6d2c3"): "OK is one of the answer values the check reads, beside the error codes",
     ("09_capstone_notes_assistant", "97379aeb"): "prints Grade.verdict (correct / not yet), a value code compares, "
                                                  "beside its Chinese sentence",

@@ -6,8 +6,8 @@ of `course_lib.exercises.offline` and the files server in-process: no framework,
 - `check_links(fn)`: the learner's `links(run)` gets real runs of the course's host (a `Run`: the
   model's HTTP exchanges and the JSON-RPC messages, as the bench records a framework's) and must
   return `{call_id: JSON-RPC id}` for every call a server ran. The runs: one read; two reads in one
-  response; a refused read; the same read twice (two calls with the same arguments: a `tools/call`
-  carries one call, so an answer that never sets a matched one aside pairs both with the first); the
+  response; a refused read; the same read three times (three calls with the same arguments: a `tools/call`
+  carries one call, so an answer that never sets a matched one aside, or sets aside two, is caught); the
   2026-07-28 era (`server/discover` first) and the 2025-11-25 one (`initialize`); the same two-read run with its two `tools/call` sent in the other order (as a
   framework running them at once may), with every JSON-RPC id renamed (a count is not an id), and
   with a call no server ran (an output tool's `function_call`). The expected link is the one the
@@ -114,7 +114,7 @@ def _cases() -> list[tuple[Run, dict[str, Any], str]]:
     two, kept_two = _recorded([TWO, REFUSED], "legacy")
     renamed, kept_renamed = _renamed(_swapped(two), kept_two)
     extra, _ = _with_output_tool(one)
-    twice, kept_twice = _recorded([ONE, ONE], "auto")  # the same arguments, two calls, two tools/call
+    twice, kept_twice = _recorded([ONE, ONE, ONE], "auto")  # the same arguments, three calls, three tools/call
     return [(one, kept_one, "one"), (two, kept_two, "two"), (renamed, kept_renamed, "swapped"),
             (extra, kept_one, "output tool"), (twice, kept_twice, "twice")]  # fmt: skip
 

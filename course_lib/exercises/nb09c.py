@@ -25,6 +25,7 @@ from typing import Any
 
 from course_lib.exercises import Solutions, failed, not_answered, passed
 from course_lib.exercises.answers import as_dict, passed_a_call, raised, returned_early, same, shown, type_name
+from course_lib.exercises.guard import guard_checks
 from course_lib.exercises.offline import offline_course
 from course_lib.lang import say
 from course_lib.paths import fixtures_dir
@@ -45,7 +46,21 @@ def _trees() -> list[tuple[str, list[SpanRecord]]]:
         shuffled.append((say("{n}, its spans in another order", "{n}，span 换了顺序", n=name), mixed))
     name, spans = trees[0]
     cut = [s for s in spans if s.get("mcp.method.name") != "tools/call"]
-    return [*trees, *shuffled, (say("{n}, its MCP spans cut off", "{n}，MCP span 被去掉了", n=name), cut)]
+    return [*trees, *shuffled, (say("{n}, its MCP spans cut off", "{n}，MCP span 被去掉了", n=name), cut),
+            (say("{n}, through a gateway that calls another server", "{n}，经过一个再去调用别的服务器的网关", n=name),
+             _through_a_gateway(spans))]
+
+
+def _through_a_gateway(spans: list[SpanRecord]) -> list[SpanRecord]:
+    """The tree with each `tools/call` answered by a gateway, whose own `tools/call` to the server behind
+    it (another session, its own JSON-RPC id) sits under the first: the call's link is the nearest."""
+    upstream = []
+    for number, span in enumerate(s for s in spans if s.get("mcp.method.name") == "tools/call"):
+        upstream.append(SpanRecord(
+            trace_id=span.trace_id, span_id=f"{0x9a7e000000000000 + number:016x}", parent_id=span.span_id,
+            name=span.name, kind="CLIENT", service="gateway", start=span.start + 1, end=span.end - 1,
+            attributes={"mcp.method.name": "tools/call", "jsonrpc.request.id": str(41 + number)}))
+    return [*spans, *upstream]
 
 
 def _links_problem(label: str, spans: list[SpanRecord], answer: dict[Any, Any]) -> str | None:
@@ -83,6 +98,10 @@ def _links_problem(label: str, spans: list[SpanRecord], answer: dict[Any, Any]) 
             return say("{k} → {v}, the id of a {m} span ({label}): take the tools/call span's",
                        "{k} → {v}，那是 {m} span 的 id（{label}）：要取 tools/call span 的", k=shown(key), v=shown(got),
                        m=holder.get("mcp.method.name"), label=label)
+        if holder is not None and _below(holder, want, spans):
+            return say("{k} → {v}, a tools/call below the nearest one ({label}): stop at the first tools/call on the way "
+                       "down, the one the host sent", "{k} → {v}，这个 tools/call 在最近的那个下面（{label}）：往下走时停在第一个 "
+                       "tools/call，那是宿主发出的", k=shown(key), v=shown(got), label=label)
         if holder is not None:
             return say("{k} → {v}, a tools/call under another call's span ({label}): walk down from the span that holds "
                        "{k}, and take the nearest", "{k} → {v}，那是别的调用 span 下面的 tools/call（{label}）：从带着 {k} 的 span 往下走，取最近的那个",
@@ -94,6 +113,17 @@ def _links_problem(label: str, spans: list[SpanRecord], answer: dict[Any, Any]) 
         return say("{k} → {v}, but no tools/call span holds that id ({label})", "{k} → {v}，但没有哪个 tools/call span 带着这个 id（{label}）",
                    k=shown(key), v=shown(got), label=label)
     return say("the link is not right ({label})", "对应关系不对（{label}）", label=label)
+
+
+def _below(span: SpanRecord, jsonrpc_id: Any, spans: list[SpanRecord]) -> bool:
+    """Whether `span` has a `tools/call` span carrying `jsonrpc_id` among its ancestors."""
+    by_id = {s.span_id: s for s in spans}
+    parent = by_id.get(span.parent_id or "")
+    while parent is not None:
+        if parent.get("mcp.method.name") == "tools/call" and str(parent.get("jsonrpc.request.id")) == str(jsonrpc_id):
+            return True
+        parent = by_id.get(parent.parent_id or "")
+    return False
 
 
 def check_find_links(fn: Any) -> bool:
@@ -237,3 +267,6 @@ SOLUTIONS: Solutions = {
     "check_find_links": lambda: find_links,
     "check_tool_span": lambda: traced_call,
 }
+
+
+guard_checks(globals())  # every check_… above: a time limit, bounded printing, one line whatever happens

@@ -379,7 +379,8 @@ def approval(audit: Any, *, title: str | None = None) -> Picture:
     lines = [name]
     for p in pauses:
         waited = "" if p.asked is None or p.ended is None else say(", waited {s:g} s", "，等了 {s:g} 秒", s=p.ended - p.asked)
-        end = say("still waiting", "仍在等待") if p.outcome is None else f"{p.outcome} +{p.ended:g}s"
+        end = (say("still waiting", "仍在等待") if p.outcome is None
+               else say("{o} +{t:g}s", "{o}（审计日志的结果）+{t:g}s", o=p.outcome, t=p.ended))
         asked = say("never asked", "没有请求批准") if p.asked is None else say("asked +{s:g}s", "请求 +{s:g}s", s=p.asked)
         lines.append(f"  {p.action_id} {p.tool}: {asked} → {end}{waited}")
     return Picture("\n".join(lines), lambda: _draw_approval(name, pauses), marks=pauses)

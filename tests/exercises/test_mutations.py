@@ -70,12 +70,17 @@ EQUIVALENT: dict[tuple[str, str], str] = {
     ("nb10.check_parse_arguments", "reverse line 6:0"): "the duplicate-key test counts keys, in any order",
     ("nb10.check_responses_loop", "reverse line 4:4"): "the steps are counted, not numbered",
     ("nb10.check_responses_loop", "constant 5+1 line 2:36"): "a default the check never uses (it passes max_steps)",
-    # notebook 09b's checks and references are trace30's (issue 30); these survivors are reported to them:
-    # a run where two calls carry the same arguments would tell each apart (the links pair them in order).
-    **{("nb09b.check_links", key): "09b (trace30): no run with two calls of the same arguments" for key in (
-        "reverse line 3:0", "reverse line 5:4", "reverse line 6:8", "reverse line 10:12", "drop body[0] line 7:8",
-        "drop body[0] line 8:12", "drop body[1] line 13:16", "drop body[2] line 14:16")},
-    ("nb09b.check_keep_failure", "keyword type= line 9:15"): "09b (trace30): reported",
+    ("nb09b.check_links", "drop body[0] line 7:8"): "an item that is not a function_call has no arguments (null), "
+                                                      "which no tools/call carries: it is never paired either way",
+    ("nb09b.check_links", "drop body[0] line 8:12"): "the same `continue`",
+    ("nb09b.check_links", "reverse line 6:8"): "calls of one response with the same arguments may be sent in any "
+                                               "order (a framework runs them at once): " + ORDER,
+    ("nb09b.check_keep_failure", "keyword type= line 9:15"): "TextContent's type is \"text\" by default",
+    ("nb09c.check_find_links", "reverse line 4:4"): "each call has one tools/call at its nearest level: " + ORDER,
+    ("nb09c.check_find_links", "reverse line 7:4"): "a dict is compared without its order: " + ORDER,
+    ("nb09c.check_find_links", "reverse line 13:0"): "each call has one tools/call at its nearest level: " + ORDER,
+    ("nb09c.check_find_links", "reverse line 17:0"): "each call has one tools/call at its nearest level: " + ORDER,
+    ("nb09c.check_tool_span", "keyword kind= line 6:9"): "OpenTelemetry starts a span as INTERNAL by default",
 }  # fmt: skip
 """(notebook.check, mutant key) → why that mutant behaves like the reference on every case that
 matters. Keys are `operator detail:column`, as `mutants.mutants` makes them."""
