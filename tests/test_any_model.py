@@ -94,3 +94,33 @@ def test_every_notebook_runs_on_another_model(edition, path, endpoint, monkeypat
                     + (f" (STOPS expects: {known!r})" if known else ""), pytrace=False)
     finally:
         print(f"{edition}/{path.stem}: {time.monotonic() - started:.1f} s on {MODELS[edition]}")
+    assert labelled_offline_runs(notebook, endpoint) == [], "a demo ran offline on purpose without saying so"
+
+
+def labelled_offline_runs(notebook: nbformat.NotebookNode, url: str) -> list[str]:
+    """The cells that take the offline model on purpose (`offline_on_purpose(`) yet did not print the one
+    line that says so and names the endpoint it does not use: [] when every such demo said it."""
+    import httpx
+
+    where = httpx.URL(url)
+    host = f"{where.host}:{where.port}"
+    said = ("Offline on purpose: ", f"not on {host}."), ("这里特意使用离线模型：", f"不发往 {host}。")
+    silent = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or "offline_on_purpose(" not in cell.source:
+            continue
+        printed = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+        lines = [line.rstrip() for line in printed.splitlines() if line.startswith(tuple(start for start, _ in said))]
+        if any(not line.endswith(tuple(end for _, end in said)) for line in lines):
+            silent.append(f"{cell.get('id')}: the line does not name {host}")
+        elif not lines and cell.get("id") not in ONLY_WHEN_NEEDED:
+            silent.append(f"{cell.get('id')}: no line")
+    return silent
+
+
+# Cells that take the offline model only when the configured model cannot show the lesson (a cell id is the
+# same in both editions); elsewhere a cell that calls `offline_on_purpose(` always does.
+ONLY_WHEN_NEEDED = {
+    "d4e5f6a8": "04: the store:false round trip runs on the configured model when it is a reasoning model",
+    "810483f4": "07: a model that sends three calls in one response runs the cells itself",
+}

@@ -101,7 +101,7 @@ def _links_problem(label: str, spans: list[SpanRecord], answer: dict[Any, Any]) 
         if holder is not None and _below(holder, want, spans):
             return say("{k} → {v}, a tools/call below the nearest one ({label}): stop at the first tools/call on the way "
                        "down, the one the host sent", "{k} → {v}，这个 tools/call 在最近的那个下面（{label}）：往下走时停在第一个 "
-                       "tools/call，那是宿主发出的", k=shown(key), v=shown(got), label=label)
+                       "tools/call，那是主机发出的", k=shown(key), v=shown(got), label=label)
         if holder is not None:
             return say("{k} → {v}, a tools/call under another call's span ({label}): walk down from the span that holds "
                        "{k}, and take the nearest", "{k} → {v}，那是别的调用 span 下面的 tools/call（{label}）：从带着 {k} 的 span 往下走，取最近的那个",
