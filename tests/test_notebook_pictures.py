@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,9 @@ def ran(stem: str, ids: list[str], closing: str, monkeypatch: pytest.MonkeyPatch
     from IPython.core.interactiveshell import InteractiveShell
 
     monkeypatch.chdir(NOTEBOOKS)  # the kernel's folder: the English edition
+    # IPython puts its user module in sys.modules["__main__"] (no __spec__): put pytest's back afterwards, or a
+    # later test that starts a process with multiprocessing's "spawn" fails on it.
+    monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])
     monkeypatch.delenv("COURSE_LANG", raising=False)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "COURSE_MODEL"):
         monkeypatch.delenv(name, raising=False)  # the offline model, as in the stored notebooks

@@ -326,3 +326,24 @@ def test_a_call_sent_to_a_server_not_in_the_records_given_says_so(course):
     assert [a.text for a in server_arrows(whole, server_lane("arch"))] == ["tools/call read_text_file · id 3",
                                                                           "result · id 3 · isError false"]
     assert notes(whole, "wait") == []
+
+
+def test_results_that_arrive_back_to_back_are_drawn_in_request_order():
+    """Two calls run together may finish in either order by microseconds: the stored picture must not
+    depend on it (09's capstone turn flaked on it), so a run of back-to-back results follows the requests."""
+    from course_lib.pictures.diagram import _back_to_back_in_request_order
+    from course_lib.pictures.record import ServerMessage
+
+    def ask(n):
+        return ServerMessage("notes", True, {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {}})
+
+    def answer(n):
+        return ServerMessage("notes", False, {"jsonrpc": "2.0", "id": n, "result": {}})
+
+    note = ServerMessage("notes", False, {"jsonrpc": "2.0", "method": "notifications/message", "params": {}})
+    order = lambda messages: [("→" if m.outgoing else "←", m.json.get("id")) for m in _back_to_back_in_request_order(messages)]  # noqa: E731
+    assert order([ask(5), ask(6), answer(6), answer(5)]) == [("→", 5), ("→", 6), ("←", 5), ("←", 6)]
+    # a message between two results ends the run: what came before it stays before it
+    assert order([ask(5), ask(6), answer(6), note, answer(5)]) == [("→", 5), ("→", 6), ("←", 6), ("←", None), ("←", 5)]
+    # a result whose request is not in the list (another group) keeps its place
+    assert order([answer(3), ask(5), answer(5)]) == [("←", 3), ("→", 5), ("←", 5)]

@@ -72,7 +72,8 @@ class FrameworkRuns:
     raised_to_caller: str | None = None  # the exception the caller got instead, if any
     nulls: Shown | None = None  # a read whose rule made the model send a null
     traced: Traced | None = None
-    notes: dict[str, tuple[str, str]] = field(default_factory=dict)  # duty → (text, where): shown elsewhere
+    # duty → (text, where): shown elsewhere; text is one edition's, or (en, zh) for a table kept in both
+    notes: dict[str, tuple[str | tuple[str, str], str]] = field(default_factory=dict)
 
 
 def _server_schema(run: Run, tool: str) -> dict[str, Any] | None:
@@ -296,7 +297,8 @@ def column(runs: FrameworkRuns) -> dict[str, tuple[str, str]]:
         "trace": (_link(runs.traced), runs.traced.section if runs.traced else ""),
         "hidden": (", ".join(hidden) or say("nothing the course checks", "课程检查的东西都没有隐藏"), where),
     }
-    cells.update({duty: note for duty, note in runs.notes.items() if duty in cells})
+    cells.update({duty: (say(*text) if isinstance(text, tuple) else text, where)
+                  for duty, (text, where) in runs.notes.items() if duty in cells})  # fmt: skip
     return cells
 
 

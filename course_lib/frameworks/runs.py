@@ -62,13 +62,15 @@ def course(bench: Bench, trace: Any) -> FrameworkRuns:
         run_loop(client, host, READ, strict=True)
     return FrameworkRuns(read=Shown(read, "09b §1"), nulls=Shown(nulls, "09b §9"),
                          traced=Traced(trace.spans, "09c §2", _ran(read) + _ran(nulls)),
-                         notes={"raised": ("a code and a short message; details in the server log", "05"),
-                                "structured": ("not built: answers are text", "04"),
-                                "approval": ("bound to the action id: tool + arguments + user", "06")})  # fmt: skip
+                         notes={"raised": (("a code and a short message; details in the server log",
+                                            "一个 code 和一条简短的消息；细节在服务器日志里"), "05"),
+                                "structured": (("not built: answers are text", "没有构建：回答是文本"), "04"),
+                                "approval": (("bound to the action id: tool + arguments + user",
+                                              "绑定到动作 id：工具 + 参数 + 用户"), "06")})  # fmt: skip
 
 
 def agents_sdk(bench: Bench) -> FrameworkRuns:
-    from agents import Agent, Runner, function_tool, set_trace_processors
+    from agents import Agent, Runner, function_tool, set_trace_processors, set_tracing_disabled
     from agents.models.openai_responses import OpenAIResponsesModel
     from openai import AsyncOpenAI
 
@@ -77,6 +79,7 @@ def agents_sdk(bench: Bench) -> FrameworkRuns:
     from course_lib.tracing.recorder import recording
 
     set_trace_processors([OpenTelemetrySpans()])  # the SDK's trace, as OpenTelemetry spans (nothing to the platform)
+    set_tracing_disabled(False)  # on again if a cell or test turned it off (a switch global to the process)
 
     def server(**options: Any) -> LoggedMCPServerStdio:
         files = bench.files_stdio(traced_to=options.pop("traced_to", None))
@@ -95,7 +98,7 @@ def agents_sdk(bench: Bench) -> FrameworkRuns:
                 async with server(traced_to=traced.endpoint) as files:
                     for task in (READ, REFUSED):
                         await Runner.run(Agent(name="reader", mcp_servers=[files], model=model), task, hooks=ToolCallIds())
-            traced.wait_for(2, service="files-server")
+                traced.wait_for(2, service="files-server")  # the server's spans, sent as it exits: before the collector closes
             out["traced"] = list(traced.spans)
             with bench.run("Agents SDK · strict") as out["nulls"]:
                 async with server() as files:
@@ -158,7 +161,7 @@ def pydantic_ai(bench: Bench) -> FrameworkRuns:
                 async with Agent(model, toolsets=[toolset(traced.endpoint)], capabilities=[Instrumentation()]) as agent:
                     for task in (READ, REFUSED):
                         await agent.run(task)
-            traced.wait_for(2, service="files-server")
+                traced.wait_for(2, service="files-server")  # the server's spans, sent as it exits: before the collector closes
             out["traced"] = list(traced.spans)
             with bench.run("pydantic-ai · strict") as out["nulls"]:
                 async with Agent(model, toolsets=[toolset().prepared(strict)]) as agent:
@@ -194,7 +197,7 @@ def mastra_column(bench: Bench) -> FrameworkRuns:
 
     with recording() as traced, bench.run("Mastra") as run:
         report = mastra.run_mastra(bench, TASKS, traced_to=traced.endpoint)
-    traced.wait_for(1, service="mastra")
+        traced.wait_for(1, service="mastra")  # before the collector closes
     ids = mastra.call_ids
     return FrameworkRuns(read=Shown(run, "09b §5", ids(report, "read", "refused")),
                          nulls=Shown(run, "09b §9", ids(report, "read")),
@@ -210,7 +213,7 @@ def langgraph_column(bench: Bench) -> FrameworkRuns:
 
     with recording() as traced, bench.run("LangGraph") as run:
         report = langgraph.run_langgraph(bench, TASKS, traced_to=traced.endpoint)
-    traced.wait_for(1, service="langgraph")
+        traced.wait_for(1, service="langgraph")  # before the collector closes
     ids = langgraph.call_ids
     return FrameworkRuns(read=Shown(run, "09c §3", ids(report, "read", "refused")),
                          nulls=Shown(run, "09c §3", ids(report, "strict")),
@@ -226,7 +229,7 @@ def claude_column(bench: Bench) -> FrameworkRuns:
 
     with recording() as traced, bench.run("Claude Agent SDK") as run:
         report = claude.run_claude(bench, TASKS, SCHEMA, traced_to=traced.endpoint)
-    traced.wait_for(1, service="claude-code")
+        traced.wait_for(1, service="claude-code")  # before the collector closes
     ids = claude.tool_use_ids
     return FrameworkRuns(read=Shown(run, "09c §4", ids(report, "read", "refused")),
                          nulls=Shown(run, "09c §4", ids(report, "read")),

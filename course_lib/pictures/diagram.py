@@ -14,7 +14,8 @@ Arrows, in the order they crossed:
 The two sides are put in one order by when each item crossed, where the course recorded it live
 (`HttpExchange.at`, `WireMessage.at`); otherwise (a framework's run, a result without its HTTP
 capture) by cause: a `tools/call` after the answer that asked for it, every other message as early
-as its own wire's order allows.
+as its own wire's order allows. Results that arrive back to back (calls run together) are drawn in the
+order of their requests: which finished first by microseconds is not a fact of the run worth storing.
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ def _placement(recording: Recording) -> dict[int, list[ServerMessage]]:
         for message in sorted(recording.messages, key=lambda m: m.at):  # stable: each wire's own order kept
             after = sum(1 for t in times if t <= message.at) - 1
             placed.setdefault(after, []).append(message)
-        return placed
+        return {after: _back_to_back_in_request_order(messages) for after, messages in placed.items()}
     asked_in = {call_id: i for i, exchange in enumerate(recording.model) for call_id, _, _ in model_calls(exchange)}
     carried = {(link.server, link.mcp_id): asked_in.get(link.call_id, -1) for link in recording.links}
     for messages in recording.servers.values():
@@ -162,7 +163,31 @@ def _placement(recording: Recording) -> dict[int, list[ServerMessage]]:
             if message.outgoing and message.json.get("method") == "tools/call":
                 after = max(after, carried.get((message.server, message.json.get("id")), -1))
             placed.setdefault(after, []).append(message)
-    return placed
+    return {after: _back_to_back_in_request_order(messages) for after, messages in placed.items()}
+
+
+def _back_to_back_in_request_order(messages: list[ServerMessage]) -> list[ServerMessage]:
+    """`messages` with each run of results that arrived back to back (calls run together) put in the order
+    of their requests: which of two results came first by a few microseconds is not something a run
+    promises, and a stored picture must not depend on it. Everything else keeps its place."""
+    asked = {(m.server, m.json.get("id")): n for n, m in enumerate(messages) if m.outgoing and "method" in m.json}
+
+    def result_of(message: ServerMessage) -> int | None:
+        if message.outgoing or "method" in message.json:
+            return None
+        return asked.get((message.server, message.json.get("id")))
+
+    ordered: list[ServerMessage] = []
+    together: list[ServerMessage] = []
+    for message in [*messages, None]:
+        if message is not None and result_of(message) is not None:
+            together.append(message)
+            continue
+        ordered += sorted(together, key=lambda m: result_of(m) or 0)
+        together = []
+        if message is not None:
+            ordered.append(message)
+    return ordered
 
 
 # ---- labels -------------------------------------------------------------------------------------
