@@ -132,9 +132,27 @@ def server_arrows(diagram: Diagram) -> list[Any]:
     return [a for a in diagram.arrows if not a.note and any(lane.startswith("server:") for lane in (a.source, a.target))]
 
 
+def drawn_order(messages: list[Any]) -> list[Any]:
+    """The order the diagram promises: as the messages crossed, except that answers which came back to
+    back (calls run together) follow the order of their requests."""
+    asked = {m.json["id"]: n for n, m in enumerate(messages) if m.direction == "app→server" and "method" in m.json
+             and "id" in m.json}  # fmt: skip
+    drawn, together = [], []
+    for message in [*messages, None]:
+        if message is not None and message.direction != "app→server" and message.json.get("id") in asked:
+            together.append(message)
+            continue
+        drawn += sorted(together, key=lambda answer: asked[answer.json["id"]])
+        together = []
+        if message is not None:
+            drawn.append(message)
+    return drawn
+
+
 def assert_server_side(diagram: Diagram, messages: list[Any]) -> None:
-    """One arrow per JSON-RPC message, in the order they crossed, its direction and its id."""
+    """One arrow per JSON-RPC message, in the order they crossed (`drawn_order`), its direction and its id."""
     arrows = server_arrows(diagram)
+    messages = drawn_order(messages)
     assert len(arrows) == len(messages)
     for arrow, message in zip(arrows, messages):
         assert (arrow.source == APP) == (message.direction == "app→server")
