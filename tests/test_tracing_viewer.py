@@ -72,12 +72,15 @@ def test_phoenix_shows_the_run_and_the_link_in_chromium(chromium, tmp_path):
                 page.goto(f"{phoenix.url}/projects/{project}")
                 page.get_by_text("invoke_agent run_loop").first.click()  # the trace, as the learner opens it
                 page.get_by_text("execute_tool fs__read_text_file").first.click()
+                # the span's Attributes tab: the Info tab folds its attributes section (folded in 2 of 3 runs)
+                page.get_by_role("tab", name="Attributes").click()
                 # gen_ai.tool.call.id, in the span's attributes: shown on the page (Phoenix keeps hidden copies too)
                 page.wait_for_function("id => document.body.innerText.includes(id)", arg=link.call_id)
                 assert "gen_ai.tool.call.id" in page.inner_text("body")
                 SCREENSHOT.parent.mkdir(exist_ok=True)
                 page.screenshot(path=str(SCREENSHOT))
                 page.get_by_text("MCP send tools/call").first.click()  # its child: the request that carried it
+                page.get_by_role("tab", name="Attributes").click()
                 page.wait_for_function("key => document.body.innerText.includes(key)", arg="jsonrpc.request.id")
                 body = page.inner_text("body")
                 assert "mcp.method.name" in body and str(link.mcp_id) in body
