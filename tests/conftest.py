@@ -2,6 +2,9 @@
 openai and anthropic clients, and the edition's language (`zh`, `en`)."""
 
 import os
+import socket
+import struct
+import time
 
 import httpx
 import openai
@@ -98,3 +101,21 @@ def any_model(request, monkeypatch) -> str:
         for name, value in standin_env(request.getfixturevalue("standin_url"), ANY_MODEL[request.param]).items():
             monkeypatch.setenv(name, value)
     return request.param
+
+
+def reset_connections(url: str, path: str) -> None:
+    """Two senders that vanish with a TCP reset, as a killed process's sockets do: one mid-body, one idle
+    on a kept-alive connection after a whole request. The server must stay quiet and keep serving."""
+    host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+    head = f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n".encode()
+    mid_body, whole = head + b"Content-Length: 100\r\n\r\n{", head + b"Content-Length: 2\r\n\r\n{}"
+    for raw, answered in ((mid_body, False), (whole, True)):
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(raw)
+            if answered:
+                assert sock.recv(65536).startswith(b"HTTP/1.1 ")  # answered; the connection stays open
+            else:
+                time.sleep(0.2)  # the server is reading the body now
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = RST
+        time.sleep(0.2)  # the server meets the reset
+

@@ -25,6 +25,7 @@ from course_lib.frameworks.keep_failure import keep_failure
 from course_lib.loop import run_loop
 from course_lib.paths import workspace_dir
 from course_lib.verify import check_roundtrip
+from tests.conftest import reset_connections
 
 READ = "Show the first 5 lines of /workspace/notes.txt"
 REFUSED = "Show the first 5 lines of /etc/passwd"
@@ -104,6 +105,13 @@ def test_the_http_tap_answers_502_when_its_upstream_is_gone():
         answer = httpx.post(tap.url + "/v1/responses", json={"input": "x"}, timeout=10)
     assert answer.status_code == 502 and "could not reach" in answer.text
     assert tap.exchanges[0].status == 502
+
+
+def test_the_http_tap_stays_quiet_when_a_client_vanishes_and_keeps_serving(capfd):
+    with HttpTap("http://127.0.0.1:9") as tap:
+        reset_connections(tap.url, "/v1/responses")
+        assert httpx.post(tap.url + "/v1/responses", json={"input": "x"}, timeout=10).status_code == 502
+    assert capfd.readouterr().err == ""  # no socketserver traceback in a learner's cell
 
 
 # ---- a run, its calls, and the link the app keeps ----------------------------------------------

@@ -22,6 +22,7 @@ from course_lib.paths import workspace_dir
 from course_lib.tracing.collector import Collector, decode
 from course_lib.tracing.otlp import post, to_otlp_json, to_otlp_proto
 from course_lib.tracing.records import SpanRecord, from_otlp_json
+from tests.conftest import reset_connections
 
 READ = "Show the first 5 lines of /workspace/notes.txt"
 REFUSED = "Show the first 5 lines of /etc/passwd"
@@ -142,6 +143,19 @@ def test_the_receiver_takes_json_protobuf_and_gzip_and_refuses_the_rest(traced):
         with_collector.close()
     with pytest.raises(LookupError):
         decode(b"", "text/html")
+
+
+def test_the_receiver_stays_quiet_when_a_sender_vanishes_and_keeps_receiving(traced, capfd):
+    spans, _ = traced
+    got: list[SpanRecord] = []
+    with_collector = Collector(got.extend).start()
+    try:
+        reset_connections(with_collector.url, "/v1/traces")  # a killed process's exporter, mid-body or idle
+        assert post(spans[:2], with_collector.url) == 200
+    finally:
+        with_collector.close()
+    assert got == list(spans[:2])  # the vanished senders left nothing half-read behind
+    assert capfd.readouterr().err == ""  # no socketserver traceback in a learner's cell
 
 
 # ---- a traced server in a process of its own -----------------------------------------------------

@@ -101,6 +101,12 @@ def _handler_for(tap: HttpTap) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as every client here expects
 
+        def handle_one_request(self) -> None:
+            try:
+                super().handle_one_request()
+            except OSError:  # the client went away (reset, or closed mid-body): no one to answer, nothing to print
+                self.close_connection = True  # (socketserver would print its traceback into the learner's cell)
+
         def _forward(self) -> None:
             try:
                 body = self._body()

@@ -82,6 +82,12 @@ def _handler_for(collector: Collector) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def handle_one_request(self) -> None:
+            try:
+                super().handle_one_request()
+            except OSError:  # the sender went away (reset, or closed mid-body): no one to answer, nothing to print
+                self.close_connection = True  # (socketserver would print its traceback into the learner's cell)
+
         def do_POST(self) -> None:
             if self.path.split("?")[0] != "/v1/traces":
                 return self._answer(404, b"only /v1/traces is served here", "text/plain")
